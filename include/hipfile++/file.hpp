@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/**
+ * @file file.hpp
+ * @brief hipfile::File: an open file descriptor registered with hipFile, and span-based I/O
+ *        between it and device (or host) memory.
+ *
+ * This header is enough to use File (it brings Registration along for the registered-buffer
+ * overloads).
+ */
+#pragma once
+
+#include <hipfile/hipfile.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "detail/posix.hpp"
+#include "error.hpp"
+#include "registration.hpp"
+
+namespace hipfile {
+
+/// How File::open treats O_DIRECT.
+enum class DirectIo {
+  prefer,   ///< add O_DIRECT; where the file system refuses it (EINVAL), open without it
+  require,  ///< add O_DIRECT and fail where the file system refuses it
+  off,      ///< open without O_DIRECT (and strip it from the flags)
+};
+
+/**
+ * @brief Owns a file descriptor and its hipFile handle (hipFileHandleRegister). Destruction
+ *        deregisters the handle, then closes the descriptor.
+ *
+ * I/O takes `std::span`s of device memory (or of host memory, which this library accepts) and
+ * a file offset; a short count (end of file) is a success, read_exact()/write_all() turn it
+ * into an error. Registered memory goes through the overloads taking a Registration, which
+ * pass the registration base plus the span's offset in it, as the C API wants.
+ *
+ * Ownership: move-only; the empty (default or moved-from) state owns nothing (fd() == -1,
+ * handle() == nullptr). Thread safety: the const I/O members may run concurrently on one
+ * object from several threads (the C API is thread-safe); close(), reset(), release() and
+ * assignment must not race with anything else on the same object.
+ */
+class File {
+ public:
+  /// What release() hands over: the caller must hipFileHandleDeregister(handle), then close(fd).
+  struct Raw {
+    int fd = -1;
+    hipFileHandle_t handle = nullptr;
+  };
+
+  /// Empty: owns nothing.
+  File() noexcept = default;
+
+  /**
+   * @brief open(2)s @p path (O_CLOEXEC added) and registers the descriptor.
+   * @param flags open(2) flags, e.g. O_RDONLY, O_RDWR | O_CREAT | O_TRUNC. O_DIRECT in
+   *        @p flags means DirectIo::require.
+   * @param mode permissions for a created file.
+   * @param direct O_DIRECT policy; by default O_DIRECT is used where the file system supports
+   *        it and left out where open(2) refuses it with EINVAL.
+   * @return the owner; Error::from_errno (e.g. ENOENT, EACCES) when open(2) fails, or the C
+   *         status of hipFileHandleRegister (the descriptor is then closed again).
+   */
+  [[nodiscard]] static Result<File> open(const char* path, int flags, mode_t mode = 0644,
+                                         DirectIo direct = DirectIo::prefer) noexcept {
+    if (flags & O_DIRECT) direct = DirectIo::require;
+    int f = flags | O_CLOEXEC;
+    f = direct == DirectIo::off ? (f & ~O_DIRECT) : (f | O_DIRECT);
+    int fd = detail::open_retry(path, f, mode);
+    if (fd < 0 && errno == EINVAL && direct == DirectIo::prefer) {
+      // The file system refused O_DIRECT. With O_CREAT | O_EXCL the first attempt may already
+      // have created the file (Linux checks O_DIRECT after creating), so O_EXCL is dropped.
+      int retry = f & ~O_DIRECT;
+      if ((retry & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) retry &= ~O_EXCL;
+      fd = detail::open_retry(path, retry, mode);
+    }
+    if (fd < 0) return std::unexpected(Error::last_errno());
+    auto file = adopt(fd);
+    if (!file) detail::close_quietly(fd);
+    return file;
+  }
+  /// As open(const char*, ...).
+  [[nodiscard]] static Result<File> open(const std::string& path, int flags, mode_t mode = 0644,
+                                         DirectIo direct = DirectIo::prefer) noexcept {
+    return open(path.c_str(), flags, mode, direct);
+  }
+
+  /**
+   * @brief Registers @p fd and takes ownership of it on success (it will be closed by this
+   *        object). On failure the caller keeps the descriptor.
+   */
+  [[nodiscard]] static Result<File> adopt(int fd) noexcept {
+    hipFileDescr_t descr{};
+    descr.type = hipFileHandleTypeOpaqueFD;
+    descr.handle.fd = fd;
+    descr.fs_ops = nullptr;
+    hipFileHandle_t handle = nullptr;
+    if (auto r = check(hipFileHandleRegister(&handle, &descr)); !r) return std::unexpected(r.error());
+    return File(fd, handle);
+  }
+
+  File(File&& o) noexcept : fd_(std::exchange(o.fd_, -1)), handle_(std::exchange(o.handle_, nullptr)) {}
+  File& operator=(File&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = std::exchange(o.fd_, -1);
+      handle_ = std::exchange(o.handle_, nullptr);
+    }
+    return *this;
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  /// Deregisters, then closes; never throws, ignores the close status (use close() to see it).
+  ~File() { reset(); }
+
+  /// Deregisters and closes now (close status ignored); the object becomes empty.
+  void reset() noexcept { (void)close(); }
+
+  /**
+   * @brief Deregisters the handle (waiting for I/O on it to finish), then closes the
+   *        descriptor once (never retried on EINTR: Linux has released it already).
+   * @return Error::from_errno of a failing close(2). The object is empty afterwards either way.
+   */
+  [[nodiscard]] Result<void> close() noexcept {
+    if (hipFileHandle_t h = std::exchange(handle_, nullptr)) hipFileHandleDeregister(h);
+    const int fd = std::exchange(fd_, -1);
+    if (fd < 0) return {};
+    if (const int e = detail::close_once(fd); e != 0) return std::unexpected(Error::from_errno(e));
+    return {};
+  }
+
+  /// Gives up ownership of both the descriptor and the handle (see Raw). Empty afterwards.
+  [[nodiscard]] Raw release() noexcept {
+    return Raw{std::exchange(fd_, -1), std::exchange(handle_, nullptr)};
+  }
+
+  /// True while a registered descriptor is owned.
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+  /// The descriptor (-1 when empty). Still owned by this object: do not close it.
+  [[nodiscard]] int fd() const noexcept { return fd_; }
+  /// The hipFile handle for C calls (nullptr when empty). Still owned by this object.
+  [[nodiscard]] hipFileHandle_t handle() const noexcept { return handle_; }
+
+  /// True when the descriptor was opened with O_DIRECT.
+  [[nodiscard]] bool direct() const noexcept {
+    if (fd_ < 0) return false;
+    const int fl = ::fcntl(fd_, F_GETFL);
+    return fl >= 0 && (fl & O_DIRECT) != 0;
+  }
+
+  /**
+   * @brief The file size in bytes (fstat; for a block device, its capacity).
+   * @return the size, or Error::from_errno of the failing call (EBADF when empty).
+   */
+  [[nodiscard]] Result<std::uint64_t> size() const noexcept {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return std::unexpected(Error::last_errno());
+    if (S_ISBLK(st.st_mode)) {
+      // fstat reports 0 for block devices; the end offset is their capacity. pread/pwrite
+      // ignore the file position, but C code sharing the descriptor might not, so restore it.
+      const off_t pos = ::lseek(fd_, 0, SEEK_CUR);
+      const off_t end = ::lseek(fd_, 0, SEEK_END);
+      if (end < 0) return std::unexpected(Error::last_errno());
+      if (pos >= 0) (void)::lseek(fd_, pos, SEEK_SET);
+      return static_cast<std::uint64_t>(end);
+    }
+    return static_cast<std::uint64_t>(st.st_size);
+  }
+
+  /**
+   * @brief Reads up to dst.size() bytes at @p file_offset into @p dst (unregistered device or
+   *        host memory: hipFileRead(handle, dst.data(), size, offset, 0)).
+   * @return the count, short at end of file (0 at or after it); or the Error of the C call.
+   */
+  [[nodiscard]] Result<std::size_t> read(std::span<std::byte> dst, std::int64_t file_offset) const noexcept {
+    return check_io(hipFileRead(handle_, dst.data(), dst.size(), static_cast<hoff_t>(file_offset), 0));
+  }
+  /// Writes src.size() bytes at @p file_offset from @p src. @return the count or the Error.
+  [[nodiscard]] Result<std::size_t> write(std::span<const std::byte> src, std::int64_t file_offset) const noexcept {
+    return check_io(hipFileWrite(handle_, src.data(), src.size(), static_cast<hoff_t>(file_offset), 0));
+  }
+
+  /**
+   * @brief Reads into @p dst, a subspan of the registered region of @p reg, passing the
+   *        registration base and dst's offset from it (hipFileRead(handle, reg.base(), size,
+   *        file_offset, dst.data() - reg.base())).
+   * @return the count; hipFileMemoryNotRegistered for an empty @p reg, hipFileInvalidValue
+   *         when @p dst is not inside reg.region(), or the Error of the C call.
+   */
+  [[nodiscard]] Result<std::size_t> read(const Registration& reg, std::span<std::byte> dst,
+                                         std::int64_t file_offset) const noexcept {
+    if (auto e = check_region(reg, dst); !e) return std::unexpected(e.error());
+    return check_io(hipFileRead(handle_, const_cast<void*>(reg.base()), dst.size(),
+                                static_cast<hoff_t>(file_offset), static_cast<hoff_t>(reg.offset_of(dst))));
+  }
+  /// Writes from @p src, a subspan of reg.region(); errors as the registered read().
+  [[nodiscard]] Result<std::size_t> write(const Registration& reg, std::span<const std::byte> src,
+                                          std::int64_t file_offset) const noexcept {
+    if (auto e = check_region(reg, src); !e) return std::unexpected(e.error());
+    return check_io(hipFileWrite(handle_, reg.base(), src.size(), static_cast<hoff_t>(file_offset),
+                                 static_cast<hoff_t>(reg.offset_of(src))));
+  }
+
+  /**
+   * @brief Fills all of @p dst from @p file_offset on, repeating short reads.
+   * @return Error::from_errno(ENODATA) when the file ends first (the bytes before that point
+   *         have been read), or the first Error of a read.
+   */
+  [[nodiscard]] Result<void> read_exact(std::span<std::byte> dst, std::int64_t file_offset) const noexcept {
+    return loop(dst, file_offset, [&](std::span<std::byte> part, std::int64_t off) { return read(part, off); });
+  }
+  /// read_exact() into a subspan of a registered region.
+  [[nodiscard]] Result<void> read_exact(const Registration& reg, std::span<std::byte> dst,
+                                        std::int64_t file_offset) const noexcept {
+    return loop(dst, file_offset,
+                [&](std::span<std::byte> part, std::int64_t off) { return read(reg, part, off); });
+  }
+  /// Writes all of @p src, repeating short writes; a write that makes no progress is EIO.
+  [[nodiscard]] Result<void> write_all(std::span<const std::byte> src, std::int64_t file_offset) const noexcept {
+    return loop(src, file_offset, [&](std::span<const std::byte> part, std::int64_t off) { return write(part, off); });
+  }
+  /// write_all() from a subspan of a registered region.
+  [[nodiscard]] Result<void> write_all(const Registration& reg, std::span<const std::byte> src,
+                                       std::int64_t file_offset) const noexcept {
+    return loop(src, file_offset,
+                [&](std::span<const std::byte> part, std::int64_t off) { return write(reg, part, off); });
+  }
+
+ private:
+  File(int fd, hipFileHandle_t h) noexcept : fd_(fd), handle_(h) {}
+
+  static Result<void> check_region(const Registration& reg, std::span<const std::byte> s) noexcept {
+    if (!reg) return std::unexpected(Error::from_op(hipFileMemoryNotRegistered));
+    if (!reg.contains(s)) return std::unexpected(Error::from_op(hipFileInvalidValue));
+    return {};
+  }
+
+  template <class Byte, class Op>
+  static Result<void> loop(std::span<Byte> span, std::int64_t file_offset, Op op) noexcept {
+    std::size_t done = 0;
+    while (done < span.size()) {
+      auto n = op(span.subspan(done), file_offset + static_cast<std::int64_t>(done));
+      if (!n) return std::unexpected(n.error());
+      if (*n == 0) return std::unexpected(Error::from_errno(std::is_const_v<Byte> ? EIO : ENODATA));
+      done += *n;
+    }
+    return {};
+  }
+
+  int fd_ = -1;
+  hipFileHandle_t handle_ = nullptr;
+};
+
+}  // namespace hipfile
