@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hip-cpu: the HIP runtime API subset of subprojects/HIP_SUBSET.md, implemented on the CPU.
+ *
+ * Names, numeric values and the hipPointerAttribute_t layout follow HIP (ROCm 6.x) so that code
+ * written against this header builds unchanged against a real ROCm. hipDeviceProp_t is hip-cpu's
+ * own struct (the contract only lets callers use a few named fields of it).
+ *
+ * The header is valid C11 and C++ (every function has C linkage).
+ */
+#ifndef HIPCPU_HIP_RUNTIME_API_H
+#define HIPCPU_HIP_RUNTIME_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef __HIP_PLATFORM_CPU__
+#define __HIP_PLATFORM_CPU__ 1
+#endif
+
+#define HIP_VERSION_MAJOR 6
+#define HIP_VERSION_MINOR 2
+#define HIP_VERSION_PATCH 0
+#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
+
+/* Default arguments exist only in C++, as in HIP's own header. */
+#if defined(__cplusplus)
+#define HIPCPU_DPARM(x) = x
+#else
+#define HIPCPU_DPARM(x)
+#endif
+
+#if defined(__GNUC__)
+#define HIPCPU_API_EXPORT __attribute__((visibility("default")))
+#else
+#define HIPCPU_API_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Errors (HIP's numeric values) ------------------------------------------------------ */
+typedef enum hipError_t {
+    hipSuccess = 0,
+    hipErrorInvalidValue = 1,
+    hipErrorOutOfMemory = 2,
+    hipErrorMemoryAllocation = 2,
+    hipErrorNotInitialized = 3,
+    hipErrorInitializationError = 3,
+    hipErrorDeinitialized = 4,
+    hipErrorInvalidConfiguration = 9,
+    hipErrorInvalidPitchValue = 12,
+    hipErrorInvalidSymbol = 13,
+    hipErrorInvalidDevicePointer = 17,
+    hipErrorInvalidMemcpyDirection = 21,
+    hipErrorInsufficientDriver = 35,
+    hipErrorNoDevice = 100,
+    hipErrorInvalidDevice = 101,
+    hipErrorInvalidContext = 201,
+    hipErrorInvalidHandle = 400,
+    hipErrorInvalidResourceHandle = 400,
+    hipErrorIllegalState = 401,
+    hipErrorNotFound = 500,
+    hipErrorNotReady = 600,
+    hipErrorIllegalAddress = 700,
+    hipErrorLaunchOutOfResources = 701,
+    hipErrorPeerAccessAlreadyEnabled = 704,
+    hipErrorPeerAccessNotEnabled = 705,
+    hipErrorHostMemoryAlreadyRegistered = 712,
+    hipErrorHostMemoryNotRegistered = 713,
+    hipErrorLaunchFailure = 719,
+    hipErrorNotSupported = 801,
+    hipErrorStreamCaptureUnsupported = 900,
+    hipErrorUnknown = 999
+} hipError_t;
+
+/* ---- Handles and basic types ------------------------------------------------------------ */
+typedef struct ihipStream_t *hipStream_t;
+typedef struct ihipEvent_t *hipEvent_t;
+typedef int hipDevice_t;
+typedef void *hipDeviceptr_t;
+typedef void (*hipHostFn_t)(void *userData);
+
+typedef enum hipMemcpyKind {
+    hipMemcpyHostToHost = 0,
+    hipMemcpyHostToDevice = 1,
+    hipMemcpyDeviceToHost = 2,
+    hipMemcpyDeviceToDevice = 3,
+    hipMemcpyDefault = 4
+} hipMemcpyKind;
+
+/* ROCm 6 values (ROCm 5 numbered these differently; see HIP_SUBSET.md). */
+typedef enum hipMemoryType {
+    hipMemoryTypeUnregistered = 0,
+    hipMemoryTypeHost = 1,
+    hipMemoryTypeDevice = 2,
+    hipMemoryTypeManaged = 3,
+    hipMemoryTypeArray = 10,
+    hipMemoryTypeUnified = 11
+} hipMemoryType;
+
+typedef struct hipPointerAttribute_t {
+    union {
+        enum hipMemoryType type;
+        enum hipMemoryType memoryType; /* ROCm 5 spelling of the same field */
+    };
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+    int isManaged;
+    unsigned allocationFlags;
+} hipPointerAttribute_t;
+
+/* hip-cpu's own device properties; field names are HIP's. */
+typedef struct hipDeviceProp_t {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int regsPerBlock;
+    int warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate;
+    size_t totalConstMem;
+    int major;
+    int minor;
+    size_t textureAlignment;
+    int deviceOverlap;
+    int multiProcessorCount;
+    int kernelExecTimeoutEnabled;
+    int integrated;
+    int canMapHostMemory;
+    int computeMode;
+    int concurrentKernels;
+    int pciDomainID;
+    int pciBusID;
+    int pciDeviceID;
+    int asyncEngineCount;
+    int unifiedAddressing;
+    int memoryClockRate;
+    int memoryBusWidth;
+    int l2CacheSize;
+    int maxThreadsPerMultiProcessor;
+    int managedMemory;
+    int concurrentManagedAccess;
+    int pageableMemoryAccess;
+    int isMultiGpuBoard;
+    char gcnArchName[256];
+} hipDeviceProp_t;
+
+/* ---- Flags -------------------------------------------------------------------------------- */
+#define hipStreamDefault 0x0
+#define hipStreamNonBlocking 0x1
+
+#define hipEventDefault 0x0
+#define hipEventBlockingSync 0x1
+#define hipEventDisableTiming 0x2
+
+#define hipHostMallocDefault 0x0
+#define hipHostMallocPortable 0x1
+#define hipHostMallocMapped 0x2
+#define hipHostMallocWriteCombined 0x4
+
+#define hipHostRegisterDefault 0x0
+#define hipHostRegisterPortable 0x1
+#define hipHostRegisterMapped 0x2
+
+#define hipMemAttachGlobal 0x01
+#define hipMemAttachHost 0x02
+
+/* ---- Init and version -------------------------------------------------------------------- */
+HIPCPU_API_EXPORT hipError_t hipInit(unsigned int flags);
+HIPCPU_API_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion);
+HIPCPU_API_EXPORT hipError_t hipDriverGetVersion(int *driverVersion);
+
+/* ---- Errors -------------------------------------------------------------------------------- */
+HIPCPU_API_EXPORT hipError_t hipGetLastError(void);
+HIPCPU_API_EXPORT hipError_t hipPeekAtLastError(void);
+HIPCPU_API_EXPORT const char *hipGetErrorString(hipError_t error);
+HIPCPU_API_EXPORT const char *hipGetErrorName(hipError_t error);
+
+/* ---- Devices ------------------------------------------------------------------------------ */
+HIPCPU_API_EXPORT hipError_t hipGetDeviceCount(int *count);
+HIPCPU_API_EXPORT hipError_t hipGetDevice(int *deviceId);
+HIPCPU_API_EXPORT hipError_t hipSetDevice(int deviceId);
+HIPCPU_API_EXPORT hipError_t hipDeviceSynchronize(void);
+HIPCPU_API_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId);
+HIPCPU_API_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device);
+HIPCPU_API_EXPORT hipError_t hipMemGetInfo(size_t *free, size_t *total);
+
+/* ---- Memory -------------------------------------------------------------------------------- */
+HIPCPU_API_EXPORT hipError_t hipMalloc(void **ptr, size_t size);
+HIPCPU_API_EXPORT hipError_t hipFree(void *ptr);
+HIPCPU_API_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size,
+                                              unsigned int flags HIPCPU_DPARM(hipMemAttachGlobal));
+HIPCPU_API_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags);
+HIPCPU_API_EXPORT hipError_t hipHostFree(void *ptr);
+HIPCPU_API_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags);
+HIPCPU_API_EXPORT hipError_t hipHostUnregister(void *hostPtr);
+HIPCPU_API_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags);
+
+/* ---- Copies -------------------------------------------------------------------------------- */
+HIPCPU_API_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
+HIPCPU_API_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes,
+                                            hipMemcpyKind kind, hipStream_t stream HIPCPU_DPARM(0));
+HIPCPU_API_EXPORT hipError_t hipMemset(void *dst, int value, size_t sizeBytes);
+HIPCPU_API_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes,
+                                            hipStream_t stream HIPCPU_DPARM(0));
+
+/* ---- Queries ------------------------------------------------------------------------------- */
+HIPCPU_API_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
+HIPCPU_API_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr);
+
+/* ---- Streams ------------------------------------------------------------------------------- */
+HIPCPU_API_EXPORT hipError_t hipStreamCreate(hipStream_t *stream);
+HIPCPU_API_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags);
+HIPCPU_API_EXPORT hipError_t hipStreamDestroy(hipStream_t stream);
+HIPCPU_API_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream);
+HIPCPU_API_EXPORT hipError_t hipStreamQuery(hipStream_t stream);
+HIPCPU_API_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event,
+                                                unsigned int flags HIPCPU_DPARM(0));
+HIPCPU_API_EXPORT hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device);
+HIPCPU_API_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags);
+HIPCPU_API_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData);
+
+/* ---- Events -------------------------------------------------------------------------------- */
+HIPCPU_API_EXPORT hipError_t hipEventCreate(hipEvent_t *event);
+HIPCPU_API_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags);
+HIPCPU_API_EXPORT hipError_t hipEventDestroy(hipEvent_t event);
+HIPCPU_API_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream HIPCPU_DPARM(NULL));
+HIPCPU_API_EXPORT hipError_t hipEventSynchronize(hipEvent_t event);
+HIPCPU_API_EXPORT hipError_t hipEventQuery(hipEvent_t event);
+HIPCPU_API_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* HIPCPU_HIP_RUNTIME_API_H */

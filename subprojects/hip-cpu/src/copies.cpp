@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// hipMemcpy/hipMemset and their async forms. Every pointer is validated and translated when the
+// call is made (as HIP does), so queued work only ever touches memory that was checked.
+#include "internal.hpp"
+
+#include <cstring>
+
+namespace {
+
+using hipcpu::AllocationRef;
+using hipcpu::MemKind;
+
+// One side of a copy, translated to an address the runtime may touch.
+struct Side {
+    unsigned char *addr = nullptr;
+    AllocationRef hold;  // keeps a runtime allocation mapped until the work has run
+};
+
+bool is_device_side(const AllocationRef &al) {
+    return al && (al->kind == MemKind::Device || al->kind == MemKind::Managed);
+}
+
+// Translate p..p+n. Runtime allocations must contain the whole range: a copy that would run past
+// one is refused rather than touching a neighbour. Registered ranges are the application's own
+// memory and are used in place (copies may legitimately extend beyond them).
+hipError_t translate(const void *p, std::size_t n, const AllocationRef &al, Side *out) {
+    auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (!al || al->kind == MemKind::RegisteredHost) {
+        out->addr = static_cast<unsigned char *>(const_cast<void *>(p));
+        return hipSuccess;
+    }
+    std::size_t off = a - al->base;
+    if (n > al->size - off) return hipErrorInvalidValue;
+    out->addr = al->rw + off;
+    out->hold = al;
+    return hipSuccess;
+}
+
+// Is the pointer acceptable on the side of a copy that `kind` says is a device (or host) side?
+bool kind_fits(const AllocationRef &al, bool device_side) {
+    if (device_side) return is_device_side(al);
+    return !(al && al->kind == MemKind::Device);  // host side: anything the CPU can address
+}
+
+hipError_t prepare_copy(void *dst, const void *src, std::size_t n, hipMemcpyKind kind, Side *d, Side *s) {
+    if (dst == nullptr || src == nullptr) return hipErrorInvalidValue;
+    AllocationRef dal = hipcpu::find_allocation(dst);
+    AllocationRef sal = hipcpu::find_allocation(src);
+    switch (kind) {
+    case hipMemcpyHostToHost:
+        if (!kind_fits(sal, false) || !kind_fits(dal, false)) return hipErrorInvalidValue;
+        break;
+    case hipMemcpyHostToDevice:
+        if (!kind_fits(sal, false) || !kind_fits(dal, true)) return hipErrorInvalidValue;
+        break;
+    case hipMemcpyDeviceToHost:
+        if (!kind_fits(sal, true) || !kind_fits(dal, false)) return hipErrorInvalidValue;
+        break;
+    case hipMemcpyDeviceToDevice:
+        if (!kind_fits(sal, true) || !kind_fits(dal, true)) return hipErrorInvalidValue;
+        break;
+    case hipMemcpyDefault:
+        break;  // unified addressing: the map tells what each pointer is
+    default:
+        return hipErrorInvalidMemcpyDirection;
+    }
+    if (hipError_t e = translate(dst, n, dal, d)) return e;
+    return translate(src, n, sal, s);
+}
+
+hipError_t prepare_set(void *dst, std::size_t n, Side *d) {
+    if (dst == nullptr) return hipErrorInvalidValue;
+    AllocationRef al = hipcpu::find_allocation(dst);
+    // Memory the runtime does not know (pageable host memory) cannot be a memset target.
+    if (!al) return hipErrorInvalidValue;
+    return translate(dst, n, al, d);
+}
+
+hipcpu::Op copy_op(Side d, Side s, std::size_t n) {
+    // memmove: device-to-device copies within one allocation may overlap.
+    return [d = std::move(d), s = std::move(s), n] {
+        std::memmove(d.addr, s.addr, n);
+        return hipSuccess;
+    };
+}
+
+hipcpu::Op set_op(Side d, int value, std::size_t n) {
+    return [d = std::move(d), value, n] {
+        std::memset(d.addr, value, n);
+        return hipSuccess;
+    };
+}
+
+// Run an operation on the current device's NULL stream and wait for it: the synchronous calls
+// keep their place in stream order (and legacy-stream semantics) exactly like HIP's.
+hipError_t run_sync(hipcpu::Op op) {
+    hipcpu::StreamRef s = hipcpu::resolve_stream(nullptr);
+    std::uint64_t seq = hipcpu::enqueue(s, std::move(op));
+    hipcpu::wait_for(s, seq);
+    return hipSuccess;
+}
+
+}  // namespace
+
+using hipcpu::ret;
+
+extern "C" {
+
+hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind) {
+    HIPCPU_ENTER();
+    if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
+    if (sizeBytes == 0) return hipSuccess;
+    Side d, s;
+    if (hipError_t e = prepare_copy(dst, src, sizeBytes, kind, &d, &s)) return ret(e);
+    return ret(run_sync(copy_op(std::move(d), std::move(s), sizeBytes)));
+}
+
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
+    HIPCPU_ENTER();
+    if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
+    hipcpu::StreamRef st = hipcpu::resolve_stream(stream);
+    if (!st) return ret(hipErrorInvalidHandle);
+    if (sizeBytes == 0) return hipSuccess;
+    Side d, s;
+    if (hipError_t e = prepare_copy(dst, src, sizeBytes, kind, &d, &s)) return ret(e);
+    hipcpu::enqueue(st, copy_op(std::move(d), std::move(s), sizeBytes));
+    return hipSuccess;
+}
+
+hipError_t hipMemset(void *dst, int value, size_t sizeBytes) {
+    HIPCPU_ENTER();
+    if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
+    if (sizeBytes == 0) return hipSuccess;
+    Side d;
+    if (hipError_t e = prepare_set(dst, sizeBytes, &d)) return ret(e);
+    return ret(run_sync(set_op(std::move(d), value, sizeBytes)));
+}
+
+hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream) {
+    HIPCPU_ENTER();
+    if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
+    hipcpu::StreamRef st = hipcpu::resolve_stream(stream);
+    if (!st) return ret(hipErrorInvalidHandle);
+    if (sizeBytes == 0) return hipSuccess;
+    Side d;
+    if (hipError_t e = prepare_set(dst, sizeBytes, &d)) return ret(e);
+    hipcpu::enqueue(st, set_op(std::move(d), value, sizeBytes));
+    return hipSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+// Device, managed, pinned and registered memory; the address map behind every pointer query.
+//
+// A device allocation is a memfd mapped twice: the address hipMalloc returns is a PROT_NONE view
+// (so a CPU dereference faults, as a stray host access to GPU memory would), and a second,
+// read-write view of the same pages is where the runtime carries out copies and memsets.
+#include "internal.hpp"
+
+#include <hip/hip_cpu.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <map>
+#include <shared_mutex>
+
+namespace hipcpu {
+namespace {
+
+constexpr int kMaxDevices = 16;
+
+struct Registry {
+    std::shared_mutex m;
+    // Keyed by base address; ranges never overlap, so the entry with the greatest base <= p is
+    // the only candidate to contain p.
+    std::map<std::uintptr_t, AllocationRef> by_base;
+    std::array<std::size_t, kMaxDevices> live_device{};  // hipMalloc'ed, not yet hipFree'd
+    std::size_t live_host = 0;                           // hipHostMalloc'ed, not yet freed
+};
+
+// Leaked on purpose: worker threads may drop the last reference to an allocation at exit.
+Registry &registry() {
+    static Registry *r = new Registry;
+    return *r;
+}
+
+// Bytes charged against each device's capacity. Released when the pages are actually unmapped
+// (which, with queued work still holding the allocation, may be after hipFree returns).
+std::array<std::atomic<std::size_t>, kMaxDevices> used_bytes{};
+
+std::size_t page_round(std::size_t n) {
+    static const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+    return (n + page - 1) / page * page;
+}
+
+AllocationRef find_locked(Registry &r, std::uintptr_t a) {
+    auto it = r.by_base.upper_bound(a);
+    if (it == r.by_base.begin()) return nullptr;
+    --it;
+    const Allocation &al = *it->second;
+    return a - al.base < al.size ? it->second : nullptr;
+}
+
+// True if [a, a+n) intersects any known range; the first such allocation goes to *hit.
+bool overlaps_locked(Registry &r, std::uintptr_t a, std::size_t n, AllocationRef *hit) {
+    auto it = r.by_base.lower_bound(a + n);  // first entry starting at or past the end
+    while (it != r.by_base.begin()) {
+        --it;
+        const Allocation &al = *it->second;
+        if (al.base + al.size > a) {
+            *hit = it->second;
+            return true;
+        }
+        // Entries are disjoint and sorted, so once one ends at or before a, all earlier do too.
+        return false;
+    }
+    return false;
+}
+
+void insert(const AllocationRef &al) {
+    Registry &r = registry();
+    std::unique_lock g(r.m);
+    r.by_base.emplace(al->base, al);
+    if (al->kind == MemKind::Device) ++r.live_device[std::size_t(al->device)];
+    if (al->kind == MemKind::PinnedHost) ++r.live_host;
+}
+
+// Remove the allocation that starts exactly at p and is of kind k. Null if there is none.
+AllocationRef remove(const void *p, MemKind k) {
+    Registry &r = registry();
+    std::unique_lock g(r.m);
+    auto it = r.by_base.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == r.by_base.end() || it->second->kind != k) return nullptr;
+    AllocationRef al = std::move(it->second);
+    r.by_base.erase(it);
+    if (k == MemKind::Device) --r.live_device[std::size_t(al->device)];
+    if (k == MemKind::PinnedHost) --r.live_host;
+    return al;
+}
+
+// Anonymous read-write pages for memory the CPU may touch (pinned host, managed).
+unsigned char *map_anonymous(std::size_t bytes) {
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : static_cast<unsigned char *>(p);
+}
+
+}  // namespace
+
+Allocation::~Allocation() {
+    switch (kind) {
+    case MemKind::Device:
+        munmap(reinterpret_cast<void *>(base), mapped);
+        munmap(rw, mapped);
+        used_bytes[std::size_t(device)].fetch_sub(mapped);
+        break;
+    case MemKind::Managed:
+    case MemKind::PinnedHost:
+        munmap(rw, mapped);
+        break;
+    case MemKind::RegisteredHost:
+        break;  // the application's memory
+    }
+}
+
+AllocationRef find_allocation(const void *p) {
+    if (p == nullptr) return nullptr;
+    Registry &r = registry();
+    std::shared_lock g(r.m);
+    return find_locked(r, reinterpret_cast<std::uintptr_t>(p));
+}
+
+}  // namespace hipcpu
+
+using hipcpu::Allocation;
+using hipcpu::AllocationRef;
+using hipcpu::MemKind;
+using hipcpu::ret;
+
+namespace {
+
+hipError_t check_devices() {
+    return hipcpu::device_count() == 0 ? hipErrorNoDevice : hipSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipMalloc(void **ptr, size_t size) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    // HIP answers a zero-byte request with success and a null pointer.
+    if (size == 0) {
+        *ptr = nullptr;
+        return hipSuccess;
+    }
+    const int dev = hipcpu::current_device();
+    const std::size_t bytes = hipcpu::page_round(size);
+    if (bytes < size) return ret(hipErrorOutOfMemory);  // size near SIZE_MAX wrapped
+    // Charge the capacity first, atomically, so concurrent allocations cannot overshoot it.
+    auto &used = hipcpu::used_bytes[std::size_t(dev)];
+    const std::size_t cap = hipcpu::device_capacity();
+    std::size_t cur = used.load();
+    do {
+        if (bytes > cap || cur > cap - bytes) return ret(hipErrorOutOfMemory);
+    } while (!used.compare_exchange_weak(cur, cur + bytes));
+
+    int fd = memfd_create("hip-cpu-device-memory", MFD_CLOEXEC);
+    void *dview = MAP_FAILED;
+    void *rview = MAP_FAILED;
+    if (fd >= 0 && ftruncate(fd, off_t(bytes)) == 0) {
+        dview = mmap(nullptr, bytes, PROT_NONE, MAP_SHARED, fd, 0);
+        rview = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    if (fd >= 0) close(fd);  // the mappings keep the memory alive
+    if (dview == MAP_FAILED || rview == MAP_FAILED) {
+        if (dview != MAP_FAILED) munmap(dview, bytes);
+        if (rview != MAP_FAILED) munmap(rview, bytes);
+        used.fetch_sub(bytes);
+        return ret(hipErrorOutOfMemory);
+    }
+    auto al = std::make_shared<Allocation>(MemKind::Device, dev, reinterpret_cast<std::uintptr_t>(dview),
+                                           size, bytes, 0u, static_cast<unsigned char *>(rview));
+    hipcpu::insert(al);
+    *ptr = dview;
+    return hipSuccess;
+}
+
+hipError_t hipFree(void *ptr) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return hipSuccess;
+    // hipFree releases device and managed memory, and only by the allocation's base address.
+    AllocationRef al = hipcpu::remove(ptr, MemKind::Device);
+    if (!al) al = hipcpu::remove(ptr, MemKind::Managed);
+    if (!al) return ret(hipErrorInvalidValue);
+    // Dropping the reference unmaps now, or when the last queued operation using it completes.
+    return hipSuccess;
+}
+
+hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags) {
+    HIPCPU_ENTER();
+    if (dev_ptr == nullptr) return ret(hipErrorInvalidValue);
+    if (flags != hipMemAttachGlobal && flags != hipMemAttachHost) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    if (size == 0) {
+        *dev_ptr = nullptr;
+        return hipSuccess;
+    }
+    const std::size_t bytes = hipcpu::page_round(size);
+    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
+    if (p == nullptr) return ret(hipErrorOutOfMemory);
+    hipcpu::insert(std::make_shared<Allocation>(MemKind::Managed, hipcpu::current_device(),
+                                                reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
+    *dev_ptr = p;
+    return hipSuccess;
+}
+
+hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return ret(hipErrorInvalidValue);
+    // The contract's flags plus HIP's coherence/NUMA bits, which change nothing on a CPU.
+    constexpr unsigned kKnown = hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |
+                                0x20000000u | 0x40000000u | 0x80000000u;
+    if ((flags & ~kKnown) != 0) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    if (size == 0) {
+        *ptr = nullptr;
+        return hipSuccess;
+    }
+    const std::size_t bytes = hipcpu::page_round(size);
+    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
+    if (p == nullptr) return ret(hipErrorOutOfMemory);
+    hipcpu::insert(std::make_shared<Allocation>(MemKind::PinnedHost, hipcpu::current_device(),
+                                                reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
+    *ptr = p;
+    return hipSuccess;
+}
+
+hipError_t hipHostFree(void *ptr) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return hipSuccess;
+    if (!hipcpu::remove(ptr, MemKind::PinnedHost)) return ret(hipErrorInvalidValue);
+    return hipSuccess;
+}
+
+hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags) {
+    HIPCPU_ENTER();
+    if (hostPtr == nullptr || sizeBytes == 0) return ret(hipErrorInvalidValue);
+    // Default/Portable/Mapped plus HIP's IoMemory (4) and ReadOnly (8).
+    if ((flags & ~0xFu) != 0) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    const auto a = reinterpret_cast<std::uintptr_t>(hostPtr);
+    if (a + sizeBytes < a) return ret(hipErrorInvalidValue);
+    auto &r = hipcpu::registry();
+    std::unique_lock g(r.m);
+    AllocationRef hit;
+    if (hipcpu::overlaps_locked(r, a, sizeBytes, &hit)) {
+        // Host memory HIP already knows is "already registered"; device memory is not host memory.
+        bool host = hit->kind == MemKind::PinnedHost || hit->kind == MemKind::RegisteredHost;
+        return ret(host ? hipErrorHostMemoryAlreadyRegistered : hipErrorInvalidValue);
+    }
+    r.by_base.emplace(a, std::make_shared<Allocation>(MemKind::RegisteredHost, hipcpu::current_device(), a,
+                                                      sizeBytes, 0, flags, static_cast<unsigned char *>(hostPtr)));
+    return hipSuccess;
+}
+
+hipError_t hipHostUnregister(void *hostPtr) {
+    HIPCPU_ENTER();
+    if (hostPtr == nullptr) return ret(hipErrorInvalidValue);
+    if (!hipcpu::remove(hostPtr, MemKind::RegisteredHost)) return ret(hipErrorHostMemoryNotRegistered);
+    return hipSuccess;
+}
+
+hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags) {
+    HIPCPU_ENTER();
+    if (devPtr == nullptr || hstPtr == nullptr || flags != 0) return ret(hipErrorInvalidValue);
+    AllocationRef al = hipcpu::find_allocation(hstPtr);
+    if (!al || (al->kind != MemKind::PinnedHost && al->kind != MemKind::RegisteredHost))
+        return ret(hipErrorInvalidValue);
+    // Host memory is mapped at the same address for the "device" (unified addressing).
+    *devPtr = hstPtr;
+    return hipSuccess;
+}
+
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr) {
+    HIPCPU_ENTER();
+    if (attributes == nullptr || ptr == nullptr) return ret(hipErrorInvalidValue);
+    hipPointerAttribute_t a{};
+    AllocationRef al = hipcpu::find_allocation(ptr);
+    void *p = const_cast<void *>(ptr);
+    if (!al) {
+        // CUDA >= 11 and ROCm 6: memory the runtime does not know is a success, "unregistered".
+        a.type = hipMemoryTypeUnregistered;
+        a.device = -1;
+    } else {
+        a.device = al->device;
+        a.allocationFlags = al->flags;
+        switch (al->kind) {
+        case MemKind::Device:
+            a.type = hipMemoryTypeDevice;
+            a.devicePointer = p;
+            break;
+        case MemKind::Managed:
+            a.type = hipMemoryTypeManaged;
+            a.isManaged = 1;
+            a.devicePointer = p;
+            a.hostPointer = p;
+            break;
+        case MemKind::PinnedHost:
+        case MemKind::RegisteredHost:
+            a.type = hipMemoryTypeHost;
+            a.devicePointer = p;
+            a.hostPointer = p;
+            break;
+        }
+    }
+    *attributes = a;
+    return hipSuccess;
+}
+
+hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr) {
+    HIPCPU_ENTER();
+    AllocationRef al = hipcpu::find_allocation(dptr);
+    if (!al || (al->kind != MemKind::Device && al->kind != MemKind::Managed)) return ret(hipErrorNotFound);
+    if (pbase != nullptr) *pbase = reinterpret_cast<void *>(al->base);
+    if (psize != nullptr) *psize = al->size;
+    return hipSuccess;
+}
+
+hipError_t hipMemGetInfo(size_t *free, size_t *total) {
+    HIPCPU_ENTER();
+    if (free == nullptr || total == nullptr) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    const std::size_t cap = hipcpu::device_capacity();
+    const std::size_t used = hipcpu::used_bytes[std::size_t(hipcpu::current_device())].load();
+    *total = cap;
+    *free = used > cap ? 0 : cap - used;
+    return hipSuccess;
+}
+
+size_t hipcpuLiveDeviceAllocations(int device) {
+    if (device < 0 || device >= hipcpu::kMaxDevices) return 0;
+    auto &r = hipcpu::registry();
+    std::shared_lock g(r.m);
+    return r.live_device[std::size_t(device)];
+}
+
+size_t hipcpuLiveHostAllocations(void) {
+    auto &r = hipcpu::registry();
+    std::shared_lock g(r.m);
+    return r.live_host;
+}
+
+int hipcpuDeviceOf(const void *ptr) {
+    AllocationRef al = hipcpu::find_allocation(ptr);
+    return al && al->kind == MemKind::Device ? al->device : -1;
+}
+
+}  // extern "C"
