@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// hipfile::Error: conversions to and from both C conventions, equality, message text, fmt.
+#include <catch2/catch.hpp>
+
+#include <hipfile++/error.hpp>
+#include <hipfile++/fmt.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+using hipfile::Error;
+
+static_assert(std::is_nothrow_copy_constructible_v<Error>);
+static_assert(sizeof(Error) <= 3 * sizeof(int));
+static_assert(Error().op() == hipFileInternalError);
+static_assert(Error::from_op(hipFileSuccess).op() == hipFileInternalError, "an Error is never a success");
+static_assert(Error::from_hip(hipErrorOutOfMemory).op() == hipFileHipDriverError);
+
+TEST_CASE("Error round-trips through hipFileError_t", "[error]") {
+  const hipFileError_t statuses[] = {
+      {hipFileInvalidValue, hipSuccess},
+      {hipFileHandleNotRegistered, hipSuccess},
+      {hipFileMemoryNotRegistered, hipSuccess},
+      {hipFileHipDriverError, hipErrorOutOfMemory},
+      {hipFileHipDriverError, hipErrorInvalidDevice},
+      {hipFileDriverNotInitialized, hipSuccess},
+  };
+  for (const auto& s : statuses) {
+    CAPTURE(s.err, s.hip_drv_err);
+    const Error e = Error::from_status(s);
+    CHECK(e.op() == s.err);
+    CHECK(e.hip() == s.hip_drv_err);
+    CHECK_FALSE(e.is_system());
+    const hipFileError_t back = e.to_status();
+    CHECK(back.err == s.err);
+    CHECK(back.hip_drv_err == s.hip_drv_err);
+    CHECK(Error::from_status(back) == e);
+  }
+  // A success is not an error: converting one yields the internal error, never hipFileSuccess.
+  CHECK(Error::from_status({hipFileSuccess, hipSuccess}).op() == hipFileInternalError);
+}
+
+TEST_CASE("Error round-trips through the ssize_t of hipFileRead/Write", "[error]") {
+  SECTION("-1 carries errno") {
+    errno = ENOENT;
+    const Error e = Error::from_io_return(-1);
+    CHECK(e.is_system());
+    CHECK(e.sys_errno() == ENOENT);
+    CHECK(e == Error::from_errno(ENOENT));
+    errno = 0;
+    CHECK(e.to_io_return() == -1);
+    CHECK(errno == ENOENT);
+  }
+  SECTION("a negated op error") {
+    for (auto op : {hipFileInvalidValue, hipFileHandleNotRegistered, hipFileHipMemoryTypeInvalid,
+                    hipFileInternalError, hipFileIOMaxError}) {
+      CAPTURE(op);
+      const ssize_t r = -static_cast<ssize_t>(op);
+      const Error e = Error::from_io_return(r);
+      CHECK(e == Error::from_op(op));
+      CHECK_FALSE(e.is_system());
+      CHECK(e.to_io_return() == r);
+    }
+  }
+  SECTION("-hipFileHipDriverError stands for an unknown HIP error") {
+    const Error e = Error::from_io_return(-hipFileHipDriverError);
+    CHECK(e.op() == hipFileHipDriverError);
+    CHECK(e.hip() == hipErrorUnknown);
+    CHECK(e.to_io_return() == -hipFileHipDriverError);
+  }
+  SECTION("upstream's raw -hipError_t becomes a HIP error") {
+    const Error e = Error::from_io_return(-static_cast<ssize_t>(hipErrorOutOfMemory));
+    CHECK(e == Error::from_hip(hipErrorOutOfMemory));
+  }
+  SECTION("a system error with an op keeps the errno convention") {
+    const Error e = Error::from_errno(EIO, hipFileIOMaxError);
+    errno = 0;
+    CHECK(e.to_io_return() == -1);
+    CHECK(errno == EIO);
+    CHECK(e.to_status().err == hipFileIOMaxError);
+  }
+}
+
+TEST_CASE("check and check_io adapt C returns to Result", "[error]") {
+  CHECK(hipfile::check({hipFileSuccess, hipSuccess}).has_value());
+  auto bad = hipfile::check({hipFileInvalidValue, hipSuccess});
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error() == Error::from_op(hipFileInvalidValue));
+
+  auto n = hipfile::check_io(4096);
+  REQUIRE(n.has_value());
+  CHECK(*n == 4096u);
+  CHECK(hipfile::check_io(0).value() == 0u);
+  errno = EBADF;
+  auto sys = hipfile::check_io(-1);
+  REQUIRE_FALSE(sys.has_value());
+  CHECK(sys.error().sys_errno() == EBADF);
+  auto op = hipfile::check_io(-hipFileHandleNotRegistered);
+  REQUIRE_FALSE(op.has_value());
+  CHECK(op.error().op() == hipFileHandleNotRegistered);
+}
+
+TEST_CASE("Errors compare equal exactly when op, HIP error and errno agree", "[error]") {
+  CHECK(Error::from_op(hipFileInvalidValue) == Error::from_op(hipFileInvalidValue));
+  CHECK(Error::from_op(hipFileInvalidValue) != Error::from_op(hipFileMemoryNotRegistered));
+  CHECK(Error::from_hip(hipErrorOutOfMemory) != Error::from_hip(hipErrorInvalidValue));
+  CHECK(Error::from_hip(hipErrorOutOfMemory) != Error::from_op(hipFileHipDriverError));
+  CHECK(Error::from_errno(ENOENT) != Error::from_errno(EACCES));
+  CHECK(Error::from_errno(ENOENT) != Error::from_op(hipFileInternalError));
+  CHECK(Error(hipFileHipDriverError, hipErrorNoDevice) == Error::from_hip(hipErrorNoDevice));
+}
+
+TEST_CASE("Error::message names the op error, the HIP error and the errno", "[error]") {
+  const std::string op_text = hipFileGetOpErrorString(hipFileInvalidValue);
+  CHECK(Error::from_op(hipFileInvalidValue).message() == op_text);
+
+  const std::string hip = Error::from_hip(hipErrorOutOfMemory).message();
+  CHECK(hip.find(hipFileGetOpErrorString(hipFileHipDriverError)) == 0);
+  CHECK(hip.find("hipErrorOutOfMemory") != std::string::npos);
+  CHECK(Error::from_hip(static_cast<hipError_t>(12345)).message().find("12345") != std::string::npos);
+
+  const std::string sys = Error::from_errno(ENOENT).message();
+  CHECK(sys.find(std::strerror(ENOENT)) == 0);  // the default op adds nothing useful
+  CHECK(sys.find("errno 2") != std::string::npos);
+
+  const std::string both = Error::from_errno(EIO, hipFileIOMaxError).message();
+  CHECK(both.find(hipFileGetOpErrorString(hipFileIOMaxError)) == 0);
+  CHECK(both.find(std::strerror(EIO)) != std::string::npos);
+}
+
+TEST_CASE("fmt.hpp formats an Error as its message, with string format specs", "[error]") {
+  const Error e = Error::from_hip(hipErrorInvalidDevice);
+  CHECK(fmt::format("{}", e) == e.message());
+  CHECK(fmt::format("<{}>", Error::from_errno(EACCES)) == "<" + Error::from_errno(EACCES).message() + ">");
+  const std::string padded = fmt::format("{:>200}", e);
+  CHECK(padded.size() == 200);
+  CHECK(padded.substr(200 - e.message().size()) == e.message());
+}
