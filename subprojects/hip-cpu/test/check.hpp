@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// Test helpers shared by hip-cpu's unit tests.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <hip/hip_cpu.h>
+#include <hip/hip_runtime_api.h>
+
+#include <string>
+
+// Failures print the HIP error name instead of a bare number.
+namespace Catch {
+template <>
+struct StringMaker<hipError_t> {
+    static std::string convert(hipError_t e) { return std::string(hipGetErrorName(e)) + "(" + std::to_string(int(e)) + ")"; }
+};
+}  // namespace Catch
+
+#define HIP_OK(expr) REQUIRE((expr) == hipSuccess)
