@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#include <hipfile/hipfile.h>
+
+#include <memory>
+
+#include "api/guard.hpp"
+#include "engine/driver.hpp"
+
+using hipfile::api::guarded;
+using hipfile::engine::Driver;
+using hipfile::engine::File;
+using hipfile::engine::FileTable;
+using hipfile::engine::Status;
+
+extern "C" {
+
+HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
+  return guarded([&]() -> hipFileError_t {
+    if (fh == nullptr || descr == nullptr) return {hipFileInvalidValue, hipSuccess};
+    if (descr->type != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
+    std::shared_ptr<File> file;
+    // A descriptor that cannot be used leaves the driver untouched (no implicit open).
+    if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return st.to_error();
+    Driver& driver = Driver::get();
+    driver.open_implicitly();
+    return driver.files.insert(std::move(file), driver.config(), *fh).to_error();
+  });
+}
+
+HIPFILE_API void hipFileHandleDeregister(hipFileHandle_t fh) {
+  if (fh == nullptr) return;
+  try {
+    (void)Driver::get().files.remove(fh);  // unknown handles are ignored, as upstream
+  } catch (...) {
+  }
+}
+
+}  // extern "C"

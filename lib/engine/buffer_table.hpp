@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// Registered buffers, looked up by containing range so that any pointer inside a registration
+// (not only its base) uses it. Overlapping registrations are refused.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+
+#include "engine/inflight.hpp"
+#include "engine/status.hpp"
+#include "gpu/hip.hpp"
+
+namespace hipfile::engine {
+
+struct Buffer {
+  const std::byte* base = nullptr;
+  std::size_t length = 0;
+  int device = -1;
+  gpu::MemKind kind = gpu::MemKind::Device;
+  int flags = 0;
+  InFlight inflight;
+};
+
+class BufferTable {
+ public:
+  /// Adds a checked registration. hipFileMemoryAlreadyRegistered for the same base or any
+  /// overlap with an existing registration.
+  Status add(const std::byte* base, std::size_t length, int device, gpu::MemKind kind, int flags);
+  /// The registration containing `p`, or an empty lease.
+  Lease<Buffer> find_containing(const void* p) const;
+  /// True when `base` is exactly a registered base.
+  bool contains_base(const void* base) const;
+  /// Removes the registration with exactly this base, waiting for I/O on it.
+  /// False when none has this base.
+  bool remove(const void* base);
+  void clear();
+  std::size_t size() const;
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::map<const std::byte*, std::shared_ptr<Buffer>> by_base_;
+};
+
+}  // namespace hipfile::engine

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// The process-wide driver state behind the C API: reference count, registration tables,
+// configuration, and the staging engine, which exists only while the driver is open and some
+// I/O has needed it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "engine/buffer_table.hpp"
+#include "engine/config.hpp"
+#include "engine/engine.hpp"
+#include "engine/file_table.hpp"
+#include "engine/status.hpp"
+
+namespace hipfile::engine {
+
+class Driver {
+ public:
+  /// The one driver. Built on first use (never at library load) and never destroyed, so no
+  /// static-destruction order at exit can pull state from under a running I/O.
+  static Driver& get();
+
+  Status open();
+  Status close();
+  /// Opens the driver if (and only if) it is closed: registration's implicit open.
+  void open_implicitly();
+  std::int64_t use_count() const;
+  bool is_open() const { return use_count() > 0; }
+
+  /// The configuration in force (valid while open).
+  Config config() const;
+  /// The staging engine, started on first use.
+  Engine& engine();
+
+  FileTable files;
+  BufferTable buffers;
+
+ private:
+  Driver() = default;
+  void open_locked();
+  void teardown_locked();
+
+  // mu_ orders open and close; state_mu_ guards what I/O reads. They are separate because a
+  // closing thread waits (holding mu_) for in-flight I/O, which must still reach the engine.
+  mutable std::mutex mu_;
+  std::atomic<std::int64_t> refs_{0};  // written under mu_, read anywhere
+  mutable std::mutex state_mu_;
+  Config config_;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace hipfile::engine

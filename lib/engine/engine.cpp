@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+#include "engine/engine.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <map>
+
+#include "gpu/hip.hpp"
+#include "sys/posix.hpp"
+
+namespace hipfile::engine {
+
+namespace {
+
+constexpr std::size_t kAlignSlack = 2 * 4096;  // rounding a chunk out to O_DIRECT blocks
+constexpr std::size_t kMinParallelChunk = 256u << 10;
+
+off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
+off_t align_up(off_t v, off_t a) noexcept { return align_down(v + a - 1, a); }
+
+}  // namespace
+
+struct Engine::Job {
+  Request req;
+  off_t chunk = 0;                 // chunk size for this job
+  off_t end = 0;                   // req.offset + req.size
+  std::atomic<off_t> next{0};      // next chunk index to claim
+  off_t last = 0;                  // last chunk index
+  std::atomic<bool> failed{false};
+
+  std::mutex mu;
+  std::condition_variable done_cv;
+  Status error;
+  off_t eof;                       // lowest file offset where a read came up short
+  int participants = 0;
+  int finished = 0;
+
+  // The file range of chunk k, clipped to the request.
+  std::pair<off_t, off_t> range(off_t k) const noexcept {
+    return {std::max(req.offset, k * chunk), std::min(end, (k + 1) * chunk)};
+  }
+  bool claim(off_t& k) noexcept {
+    if (failed.load(std::memory_order_relaxed)) return false;
+    k = next.fetch_add(1, std::memory_order_relaxed);
+    return k <= last;
+  }
+  void fail(Status st) {
+    std::lock_guard lock(mu);
+    if (error.ok()) error = st;
+    failed = true;
+  }
+  void short_at(off_t offset) {
+    std::lock_guard lock(mu);
+    eof = std::min(eof, offset);
+  }
+  void participant_done() {
+    std::lock_guard lock(mu);
+    if (++finished == participants) done_cv.notify_all();
+  }
+};
+
+struct Engine::Worker {
+  std::thread thread;
+  std::map<int, std::unique_ptr<Lane>> lanes;  // per device, created on first use
+};
+
+Engine::Engine(const Config& config)
+    : config_(config),
+      chunk_(config.chunk_size),
+      slot_bytes_(config.chunk_size + kAlignSlack),
+      inline_lanes_(std::max(1u, config.staging_depth), config.chunk_size + kAlignSlack) {}
+
+Engine::~Engine() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+    w->lanes.clear();
+  }
+  inline_lanes_.clear();
+}
+
+void Engine::start_workers() {
+  unsigned n = config_.effective_threads();
+  workers_.reserve(n);
+  for (unsigned i = 0; i < n; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    Worker* w = workers_.back().get();
+    w->thread = std::thread([this, w] { worker_main(*w); });
+  }
+}
+
+void Engine::worker_main(Worker& w) {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    Lane* lane = nullptr;
+    if (job->req.device >= 0) {
+      Status st;
+      lane = worker_lane(w, job->req.device, st);
+      if (!lane) job->fail(st);
+    }
+    if (!job->failed) run(*job, lane);
+    job->participant_done();
+  }
+}
+
+Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
+  auto it = w.lanes.find(device);
+  if (it != w.lanes.end()) return it->second.get();
+  std::unique_ptr<Lane> lane = Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st);
+  if (!lane) return nullptr;
+  // Worker threads belong to the library: leave them on the device they serve most recently.
+  (void)hipSetDevice(device);
+  return w.lanes.emplace(device, std::move(lane)).first->second.get();
+}
+
+IoResult Engine::execute(const Request& req) {
+  IoResult result;
+  if (req.size == 0) return result;
+
+  auto job = std::make_shared<Job>();
+  job->req = req;
+  job->end = req.offset + static_cast<off_t>(req.size);
+  job->eof = job->end;
+
+  const bool inline_run = req.size <= config_.inline_threshold;
+  off_t chunk = static_cast<off_t>(chunk_);
+  if (!inline_run) {
+    // Spread mid-sized requests over every worker rather than leave most of them idle.
+    std::call_once(started_, [this] { start_workers(); });
+    std::size_t per_worker = (req.size + workers_.size() - 1) / workers_.size();
+    std::size_t c = std::clamp<std::size_t>((per_worker + 65535) & ~std::size_t{65535},
+                                            kMinParallelChunk, chunk_);
+    chunk = static_cast<off_t>(c);
+  }
+  job->chunk = chunk;
+  job->next = req.offset / chunk;
+  job->last = (job->end - 1) / chunk;
+  const off_t nchunks = job->last - job->next.load() + 1;
+
+  if (inline_run) {
+    job->participants = 1;
+    std::unique_ptr<Lane> lane;
+    if (req.device >= 0) {
+      Status st;
+      lane = inline_lanes_.acquire(req.device, st);
+      if (!lane) job->fail(st);
+    }
+    if (!job->failed) {
+      gpu::DeviceGuard guard(req.device);
+      run(*job, lane.get());
+    }
+    inline_lanes_.release(std::move(lane));
+  } else {
+    int n = static_cast<int>(std::min<off_t>(nchunks, static_cast<off_t>(workers_.size())));
+    job->participants = n;
+    {
+      std::lock_guard lock(mu_);
+      for (int i = 0; i < n; ++i) queue_.push_back(job);
+    }
+    if (n == 1) wake_.notify_one(); else wake_.notify_all();
+    std::unique_lock lock(job->mu);
+    job->done_cv.wait(lock, [&] { return job->finished == job->participants; });
+  }
+
+  std::lock_guard lock(job->mu);
+  if (!job->error.ok()) {
+    result.status = job->error;
+    return result;
+  }
+  result.bytes = static_cast<ssize_t>(req.dir == Direction::Read ? job->eof - req.offset
+                                                                 : static_cast<off_t>(req.size));
+  return result;
+}
+
+void Engine::run(Job& job, Lane* lane) {
+  if (job.req.device < 0) return run_host(job);
+  if (job.req.dir == Direction::Read) return run_read(job, *lane);
+  return run_write(job, *lane);
+}
+
+namespace {
+
+// Reads file range [a, b) into `stage`. With O_DIRECT the range is widened to whole blocks, so
+// the wanted bytes start at `skew` inside the slot. Returns the bytes of [a, b) now in the slot
+// (fewer only at end of file) or -errno.
+ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, off_t b, off_t& skew) {
+  skew = 0;
+  const off_t len = b - a;
+  if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed)) {
+    const off_t al = f.dio_align;
+    const off_t aa = align_down(a, al), bb = align_up(b, al);
+    if (static_cast<std::size_t>(bb - aa) <= capacity) {
+      ssize_t n = sys::pread_full(f.direct_fd, stage, static_cast<std::size_t>(bb - aa), aa);
+      if (n >= 0) {
+        skew = a - aa;
+        return static_cast<ssize_t>(std::clamp<off_t>(n - skew, 0, len));
+      }
+      if (n != -EINVAL) return n;
+      f.direct_ok = false;  // the file system refuses this direct I/O: stay buffered
+    }
+  }
+  return sys::pread_full(f.buffered_fd, stage, static_cast<std::size_t>(len), a);
+}
+
+// Writes [a, b) from `src`: O_DIRECT where the client asked for it and the range and memory
+// are aligned, buffered otherwise. Returns bytes or -errno.
+ssize_t write_range(File& f, const std::byte* src, off_t a, off_t b) {
+  const off_t len = b - a;
+  if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && a % f.dio_align == 0 &&
+      len % f.dio_align == 0 && reinterpret_cast<std::uintptr_t>(src) % f.mem_align == 0) {
+    ssize_t n = sys::pwrite_full(f.direct_fd, src, static_cast<std::size_t>(len), a);
+    if (n != -EINVAL) return n;
+    f.direct_ok = false;
+  }
+  return sys::pwrite_full(f.buffered_fd, src, static_cast<std::size_t>(len), a);
+}
+
+}  // namespace
+
+void Engine::run_host(Job& job) {
+  File& f = *job.req.file;
+  off_t k;
+  while (job.claim(k)) {
+    auto [a, b] = job.range(k);
+    std::byte* mem = job.req.mem + (a - job.req.offset);
+    if (job.req.dir == Direction::Read) {
+      ssize_t n = -EINVAL;
+      const bool aligned = a % f.dio_align == 0 && (b - a) % f.dio_align == 0 &&
+                           reinterpret_cast<std::uintptr_t>(mem) % f.mem_align == 0;
+      if (f.use_direct && f.direct_ok && aligned)
+        n = sys::pread_full(f.direct_fd, mem, static_cast<std::size_t>(b - a), a);
+      if (n == -EINVAL) n = sys::pread_full(f.buffered_fd, mem, static_cast<std::size_t>(b - a), a);
+      if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)));
+      if (n < b - a) job.short_at(a + n);
+    } else {
+      ssize_t n = write_range(f, mem, a, b);
+      if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)));
+    }
+  }
+}
+
+void Engine::run_read(Job& job, Lane& lane) {
+  File& f = *job.req.file;
+  auto& slots = lane.slots();
+  std::size_t next_slot = 0;
+  off_t k;
+  while (job.claim(k)) {
+    Slot& s = slots[next_slot];
+    next_slot = (next_slot + 1) % slots.size();
+    if (s.busy) {  // its previous copy must finish before the slot is refilled
+      s.busy = false;
+      if (hipError_t e = hipEventSynchronize(s.done); e != hipSuccess) {
+        job.fail(Status::of_hip(e));
+        break;
+      }
+    }
+    auto [a, b] = job.range(k);
+    off_t skew = 0;
+    ssize_t n = read_to_stage(f, s.host, lane.slot_bytes(), a, b, skew);
+    if (n < 0) {
+      job.fail(Status::of_errno(static_cast<int>(-n)));
+      break;
+    }
+    if (n < b - a) job.short_at(a + n);
+    if (n == 0) continue;
+    if (hipError_t e = hipMemcpyAsync(job.req.mem + (a - job.req.offset), s.host + skew,
+                                      static_cast<std::size_t>(n), hipMemcpyHostToDevice, lane.stream());
+        e != hipSuccess) {
+      job.fail(Status::of_hip(e));
+      break;
+    }
+    if (hipError_t e = hipEventRecord(s.done, lane.stream()); e != hipSuccess) {
+      job.fail(Status::of_hip(e));
+      break;
+    }
+    s.busy = true;
+  }
+  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e));
+}
+
+void Engine::run_write(Job& job, Lane& lane) {
+  File& f = *job.req.file;
+  auto& slots = lane.slots();
+  struct Pending {
+    Slot* slot;
+    off_t a, b;
+  };
+  std::deque<Pending> pending;
+  std::size_t next_slot = 0;
+  bool more = true;
+  for (;;) {
+    // Keep up to `depth` device-to-host copies queued ahead of the writes.
+    while (more && pending.size() < slots.size()) {
+      off_t k;
+      if (!job.claim(k)) {
+        more = false;
+        break;
+      }
+      Slot& s = slots[next_slot];
+      next_slot = (next_slot + 1) % slots.size();
+      auto [a, b] = job.range(k);
+      hipError_t e = hipMemcpyAsync(s.host, job.req.mem + (a - job.req.offset),
+                                    static_cast<std::size_t>(b - a), hipMemcpyDeviceToHost, lane.stream());
+      if (e == hipSuccess) e = hipEventRecord(s.done, lane.stream());
+      if (e != hipSuccess) {
+        job.fail(Status::of_hip(e));
+        more = false;
+        break;
+      }
+      pending.push_back({&s, a, b});
+    }
+    if (pending.empty()) break;
+    Pending p = pending.front();
+    pending.pop_front();
+    if (hipError_t e = hipEventSynchronize(p.slot->done); e != hipSuccess) {
+      job.fail(Status::of_hip(e));
+      break;
+    }
+    if (job.failed) continue;  // drain what was queued, write nothing more
+    ssize_t n = write_range(f, p.slot->host, p.a, p.b);
+    if (n < 0) job.fail(Status::of_errno(static_cast<int>(-n)));
+  }
+  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e));
+}
+
+}  // namespace hipfile::engine

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// The staging engine: moves one request between a file and device or host memory.
+//
+// A request is cut into chunks at multiples of the chunk size in file-offset space (so every
+// interior chunk is aligned for O_DIRECT). Chunks are claimed one at a time by the threads
+// taking part: small requests run on the caller's thread, large ones on the worker pool. Each
+// thread owns a lane per device (stream + pinned slots): while the copy of chunk k runs on the
+// lane's stream, the thread already reads chunk k+1 into the next slot; writes mirror this.
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/config.hpp"
+#include "engine/file_table.hpp"
+#include "engine/staging.hpp"
+#include "engine/status.hpp"
+
+namespace hipfile::engine {
+
+enum class Direction { Read, Write };
+
+struct Request {
+  Direction dir = Direction::Read;
+  File* file = nullptr;
+  std::byte* mem = nullptr;  // destination (read) or source (write)
+  int device = -1;           // owning device of `mem`; -1 for CPU-accessible memory
+  std::size_t size = 0;
+  off_t offset = 0;          // file offset
+};
+
+class Engine {
+ public:
+  explicit Engine(const Config& config);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Moves the whole request. Reads stop short only at end of file.
+  IoResult execute(const Request& req);
+
+  unsigned threads() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  std::size_t chunk_size() const noexcept { return chunk_; }
+
+ private:
+  struct Job;
+  struct Worker;
+
+  void start_workers();
+  void worker_main(Worker& w);
+  Lane* worker_lane(Worker& w, int device, Status& st);
+  void run(Job& job, Lane* lane);
+  void run_host(Job& job);
+  void run_read(Job& job, Lane& lane);
+  void run_write(Job& job, Lane& lane);
+
+  Config config_;
+  std::size_t chunk_;
+  std::size_t slot_bytes_;
+  LanePool inline_lanes_;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
+  bool stopping_ = false;
+  std::once_flag started_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+}  // namespace hipfile::engine

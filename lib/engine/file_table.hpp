@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// Registered files: the client's fd number, the library's own buffered and O_DIRECT
+// descriptors for it, and its direct-I/O alignment.
+#pragma once
+
+#include <hipfile/hipfile.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "engine/config.hpp"
+#include "engine/inflight.hpp"
+#include "engine/status.hpp"
+
+namespace hipfile::engine {
+
+struct File {
+  int client_fd = -1;
+  int buffered_fd = -1;   // our own reopen: positional I/O never sees the client's O_APPEND
+  int direct_fd = -1;     // O_DIRECT reopen, -1 where the file system refuses O_DIRECT
+  bool client_direct = false;         // the client's fd has O_DIRECT
+  bool use_direct = false;            // O_DIRECT for aligned ranges (client's wish or forced)
+  std::atomic<bool> direct_ok{true};  // cleared when the file system rejects a direct I/O
+  std::uint32_t dio_align = 4096;     // file offset and length alignment for O_DIRECT
+  std::uint32_t mem_align = 4096;     // memory alignment for O_DIRECT
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int access = 0;                     // O_ACCMODE bits of the client fd
+  InFlight inflight;
+
+  File() = default;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File();
+};
+
+class FileTable {
+ public:
+  /// Checks `fd` and opens the library's own descriptors for it. Touches no table, so a bad
+  /// fd leaves the driver as it was.
+  static Status prepare(int fd, std::shared_ptr<File>& out);
+  /// Registers a prepared file. A registered fd number whose file changed since (the client
+  /// closed it without deregistering and the number was reused) is stale: its registration is
+  /// retired and the new file takes the number.
+  Status insert(std::shared_ptr<File> file, const Config& config, hipFileHandle_t& out);
+  /// Looks a handle up; an empty lease when it is not registered.
+  Lease<File> find(hipFileHandle_t handle) const;
+  /// Removes a handle, waiting for I/O on it to finish. False when it was not registered.
+  bool remove(hipFileHandle_t handle);
+  /// Removes everything (last driver close).
+  void clear();
+  std::size_t size() const;
+
+ private:
+  std::shared_ptr<File> take(std::uintptr_t key);  // caller holds mu_ exclusively
+
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::uintptr_t, std::shared_ptr<File>> by_handle_;
+  std::unordered_map<int, std::uintptr_t> by_fd_;
+  std::uintptr_t next_id_ = 1;
+};
+
+}  // namespace hipfile::engine

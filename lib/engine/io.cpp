@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#include "engine/io.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "engine/driver.hpp"
+#include "gpu/hip.hpp"
+#include "sys/posix.hpp"
+
+namespace hipfile::engine {
+
+namespace {
+
+// Where the caller's memory is and how far it may be used from `base`.
+struct Target {
+  Lease<Buffer> registration;  // held for the whole I/O so deregistration waits for it
+  gpu::MemKind kind = gpu::MemKind::Unregistered;
+  int device = -1;
+  std::size_t usable = SIZE_MAX;  // bytes from `base` to the end of the registration/allocation
+};
+
+Status resolve(const Driver& driver, const std::byte* base, const Config& config, Target& t) {
+  if (Lease<Buffer> reg = driver.buffers.find_containing(base)) {
+    t.kind = reg->kind;
+    t.device = reg->device;
+    t.usable = static_cast<std::size_t>(reg->base + reg->length - base);
+    t.registration = std::move(reg);
+    return Status::success();
+  }
+  gpu::PointerInfo info;
+  if (hipError_t e = gpu::query_pointer(base, info); e != hipSuccess) return Status::of_hip(e);
+  t.kind = info.kind;
+  t.device = info.device;
+  if (info.alloc_base != nullptr)
+    t.usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
+  if (info.kind != gpu::MemKind::Device && !config.allow_system_memory)
+    return Status::of(hipFileHipMemoryTypeInvalid);
+  return Status::success();
+}
+
+}  // namespace
+
+IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
+               hoff_t file_offset, hoff_t buffer_offset) {
+  IoResult r;
+  Driver& driver = Driver::get();
+  if (!driver.is_open()) {
+    r.status = Status::of_errno(EINVAL);  // upstream: no driver is an errno, not an op error
+    return r;
+  }
+  Lease<File> file = driver.files.find(fh);
+  if (!file) {
+    r.status = Status::of(hipFileHandleNotRegistered);
+    return r;
+  }
+  if (buffer_base == nullptr || file_offset < 0 || buffer_offset < 0 ||
+      size > static_cast<std::size_t>(LLONG_MAX) ||
+      file_offset > LLONG_MAX - static_cast<hoff_t>(size)) {
+    r.status = Status::of(hipFileInvalidValue);
+    return r;
+  }
+  const Config config = driver.config();
+  const auto* base = static_cast<const std::byte*>(buffer_base);
+  Target t;
+  if (Status st = resolve(driver, base, config, t); !st.ok()) {
+    r.status = st;
+    return r;
+  }
+  // Bounds: nothing outside [base + buffer_offset, + size) within the registration/allocation.
+  const auto off = static_cast<std::size_t>(buffer_offset);
+  if (off > t.usable || size > t.usable - off || (off == t.usable && t.usable != 0)) {
+    r.status = Status::of(hipFileInvalidValue);
+    return r;
+  }
+  if (size == 0) return r;
+  if (t.kind == gpu::MemKind::Device && !config.allow_compat) {
+    // No fastpath serves this build yet, and the staging engine is the compat path.
+    r.status = Status::of(hipFileIODisabled);
+    return r;
+  }
+  if (dir == Direction::Write && file->access == O_RDONLY) {
+    r.status = Status::of_errno(EBADF);
+    return r;
+  }
+  if (dir == Direction::Read && file->access == O_WRONLY) {
+    r.status = Status::of_errno(EBADF);
+    return r;
+  }
+
+  Request req;
+  req.dir = dir;
+  req.file = file.get();
+  req.mem = const_cast<std::byte*>(base) + off;
+  req.device = t.kind == gpu::MemKind::Device ? t.device : -1;
+  req.size = size;
+  req.offset = file_offset;
+  r = driver.engine().execute(req);
+  if (r.ok() && dir == Direction::Write && config.durable_writes) {
+    if (sys::ops.fdatasync(file->buffered_fd) != 0) r.status = Status::of_errno(errno);
+  }
+  return r;
+}
+
+}  // namespace hipfile::engine

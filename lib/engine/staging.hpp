@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// A lane is what one thread needs to move data through pinned host memory to or from one
+// device: its own stream and `depth` page-aligned pinned slots, each with an event that says
+// when the copy using it has finished. Lanes are created once and reused for every request.
+#pragma once
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engine/status.hpp"
+
+namespace hipfile::engine {
+
+struct Slot {
+  std::byte* host = nullptr;   // page-aligned start inside `raw`
+  void* raw = nullptr;         // what hipHostMalloc returned
+  hipEvent_t done = nullptr;   // recorded after the copy that uses this slot
+  bool busy = false;
+};
+
+class Lane {
+ public:
+  /// Creates the stream, slots and events on `device`. The caller's current device is kept.
+  static std::unique_ptr<Lane> create(int device, unsigned depth, std::size_t slot_bytes, Status& st);
+  ~Lane();
+  Lane(const Lane&) = delete;
+  Lane& operator=(const Lane&) = delete;
+
+  int device() const noexcept { return device_; }
+  hipStream_t stream() const noexcept { return stream_; }
+  std::vector<Slot>& slots() noexcept { return slots_; }
+  std::size_t slot_bytes() const noexcept { return slot_bytes_; }
+  /// Waits for everything queued on the lane and marks every slot free.
+  hipError_t drain() noexcept;
+
+ private:
+  Lane() = default;
+  int device_ = -1;
+  hipStream_t stream_ = nullptr;
+  std::vector<Slot> slots_;
+  std::size_t slot_bytes_ = 0;
+};
+
+/// Lanes for requests run on their callers' threads, per device, handed out and returned.
+class LanePool {
+ public:
+  LanePool(unsigned depth, std::size_t slot_bytes) : depth_(depth), slot_bytes_(slot_bytes) {}
+  std::unique_ptr<Lane> acquire(int device, Status& st);
+  void release(std::unique_ptr<Lane> lane);
+  void clear();
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Lane>> free_;
+  unsigned depth_;
+  std::size_t slot_bytes_;
+};
+
+}  // namespace hipfile::engine

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include "gpu/hip.hpp"
+
+namespace hipfile::gpu {
+
+namespace {
+
+MemKind kind_of(const hipPointerAttribute_t& a) noexcept {
+#if HIP_VERSION_MAJOR >= 6
+  switch (a.type) {
+    case hipMemoryTypeHost: return MemKind::Host;
+    case hipMemoryTypeDevice: return a.isManaged ? MemKind::Managed : MemKind::Device;
+    case hipMemoryTypeManaged:
+    case hipMemoryTypeUnified: return MemKind::Managed;
+    default: return MemKind::Unregistered;
+  }
+#else
+  // ROCm 5: memoryType has no Unregistered/Managed values; isManaged tells managed memory.
+  if (a.isManaged) return MemKind::Managed;
+  switch (a.memoryType) {
+    case hipMemoryTypeHost: return MemKind::Host;
+    case hipMemoryTypeDevice: return MemKind::Device;
+    case hipMemoryTypeUnified: return MemKind::Managed;
+    default: return MemKind::Unregistered;
+  }
+#endif
+}
+
+}  // namespace
+
+hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept {
+  out = PointerInfo{};
+  if (ptr == nullptr) return hipErrorInvalidValue;
+  hipPointerAttribute_t attr{};
+  hipError_t e = hipPointerGetAttributes(&attr, ptr);
+#if HIP_VERSION_MAJOR < 6
+  if (e == hipErrorInvalidValue) {  // ROCm 5's answer for plain host memory
+    (void)hipGetLastError();
+    return hipSuccess;
+  }
+#endif
+  if (e != hipSuccess) {
+    (void)hipGetLastError();
+    return e;
+  }
+  out.kind = kind_of(attr);
+  if (out.kind == MemKind::Device || out.kind == MemKind::Managed) {
+    out.device = attr.device;
+    hipDeviceptr_t base = nullptr;
+    std::size_t size = 0;
+    hipError_t r = hipMemGetAddressRange(&base, &size, const_cast<void*>(ptr));
+    if (r == hipSuccess) {
+      out.alloc_base = static_cast<const std::byte*>(base);
+      out.alloc_size = size;
+    } else {
+      (void)hipGetLastError();
+      if (out.kind == MemKind::Device) return r;
+    }
+  }
+  return hipSuccess;
+}
+
+DeviceGuard::DeviceGuard(int device) noexcept {
+  if (hipGetDevice(&previous_) != hipSuccess) previous_ = -1;
+  if (device >= 0 && device != previous_) status_ = hipSetDevice(device);
+}
+
+DeviceGuard::~DeviceGuard() {
+  int now = -1;
+  if (previous_ >= 0 && hipGetDevice(&now) == hipSuccess && now != previous_)
+    (void)hipSetDevice(previous_);
+}
+
+hipError_t stream_device(hipStream_t stream, int& device) noexcept {
+  if (stream == nullptr) return hipGetDevice(&device);
+#if HIP_VERSION_MAJOR >= 6
+  hipDevice_t d = 0;
+  hipError_t e = hipStreamGetDevice(stream, &d);
+  if (e == hipSuccess) device = d;
+  return e;
+#else
+  // ROCm 5 has no hipStreamGetDevice; validate the stream and assume the current device.
+  hipError_t e = hipStreamQuery(stream);
+  if (e != hipSuccess && e != hipErrorNotReady) return e;
+  return hipGetDevice(&device);
+#endif
+}
+
+}  // namespace hipfile::gpu

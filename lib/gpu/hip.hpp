@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// Every HIP runtime call the library makes goes through here, so that differences between HIP
+// implementations (ROCm 5 vs 6 pointer attributes, hip-cpu, hip-cuda) are handled once.
+#pragma once
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hipfile::gpu {
+
+/// What kind of memory a pointer refers to, independent of the HIP version's enum values.
+enum class MemKind { Unregistered, Host, Device, Managed };
+
+struct PointerInfo {
+  MemKind kind = MemKind::Unregistered;
+  int device = -1;                 // device of Device/Managed memory, else -1
+  const std::byte* alloc_base = nullptr;  // containing allocation (Device/Managed), else null
+  std::size_t alloc_size = 0;
+};
+
+/// Classifies `ptr`. hipErrorInvalidValue for a pointer HIP refuses; other errors as HIP gives
+/// them. An unknown host pointer is Unregistered (ROCm 5 reports it as an error; we normalise).
+hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept;
+
+/// Makes `device` current for the scope and restores the caller's device afterwards, so that
+/// the library never leaves a thread on a different device than it found it.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) noexcept;
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  hipError_t status() const noexcept { return status_; }
+
+ private:
+  int previous_ = -1;
+  hipError_t status_ = hipSuccess;
+};
+
+/// The device that owns `stream` (the current device for the NULL stream).
+hipError_t stream_device(hipStream_t stream, int& device) noexcept;
+
+}  // namespace hipfile::gpu
