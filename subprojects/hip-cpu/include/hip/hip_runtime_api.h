@@ -171,6 +171,12 @@ typedef struct hipDeviceProp_t {
 #define hipMemAttachGlobal 0x01
 #define hipMemAttachHost 0x02
 
+/* hipStreamWaitValue32 conditions (HIP's values) */
+#define hipStreamWaitValueGte 0x0
+#define hipStreamWaitValueEq 0x1
+#define hipStreamWaitValueAnd 0x2
+#define hipStreamWaitValueNor 0x3
+
 /* ---- Init and version -------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipInit(unsigned int flags);
 HIPCPU_API_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion);
@@ -225,6 +231,12 @@ HIPCPU_API_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t e
 HIPCPU_API_EXPORT hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device);
 HIPCPU_API_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags);
 HIPCPU_API_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData);
+/* The stream waits until (*ptr & mask) satisfies `flags` against value: Gte (>=), Eq (==),
+ * And (!= 0 after & value), Nor (~(*ptr | value) & mask != 0). ptr is pinned/registered host
+ * memory (or its hipHostGetDevicePointer alias) or device memory. */
+HIPCPU_API_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value,
+                                                  unsigned int flags,
+                                                  uint32_t mask HIPCPU_DPARM(0xFFFFFFFFu));
 
 /* ---- Events -------------------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipEventCreate(hipEvent_t *event);
