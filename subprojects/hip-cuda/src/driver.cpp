@@ -20,6 +20,7 @@ using PFN_ctxPushCurrent = CUresult (*)(CUcontext);
 using PFN_ctxPopCurrent = CUresult (*)(CUcontext *);
 using PFN_streamGetCtx = CUresult (*)(CUstream, CUcontext *);
 using PFN_ctxGetDevice = CUresult (*)(CUdevice *);
+using PFN_streamWaitValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
 struct Entry {
     void *fn = nullptr;
@@ -52,6 +53,8 @@ struct Driver {
     Entry ctxPopCurrent = lookup("cuCtxPopCurrent");
     Entry streamGetCtx = lookup("cuStreamGetCtx");
     Entry ctxGetDevice = lookup("cuCtxGetDevice");
+    // The by-version lookup of "cuStreamWaitValue32" at ABI 12000 yields the _v2 entry point.
+    Entry streamWaitValue32 = lookup("cuStreamWaitValue32");
 };
 
 const Driver &driver() noexcept {
@@ -122,6 +125,16 @@ int drv_stream_get_device(cudaStream_t s, int *device) noexcept {
     if (r != CUDA_SUCCESS) return static_cast<int>(r);
     *device = static_cast<int>(dev); // driver and runtime ordinals coincide
     return 0;
+}
+
+int drv_stream_wait_value32(cudaStream_t s, void *ptr, unsigned value, unsigned cu_flags) noexcept {
+    const Driver &d = driver();
+    if (!d.streamWaitValue32.fn) return d.streamWaitValue32.error;
+    static_assert(CU_STREAM_WAIT_VALUE_GEQ == 0 && CU_STREAM_WAIT_VALUE_EQ == 1 &&
+                  CU_STREAM_WAIT_VALUE_AND == 2 && CU_STREAM_WAIT_VALUE_NOR == 3);
+    const auto addr = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+    return static_cast<int>(as<PFN_streamWaitValue32>(d.streamWaitValue32)(
+        reinterpret_cast<CUstream>(s), addr, static_cast<cuuint32_t>(value), cu_flags));
 }
 
 } // namespace hipcuda

@@ -34,6 +34,8 @@ void drop_cuda_error() noexcept;
 // as the cudart error that explains it.
 int drv_mem_get_address_range(void *ptr, void **base, size_t *size) noexcept;
 int drv_stream_get_device(cudaStream_t s, int *device) noexcept;
+// cuStreamWaitValue32_v2 with a CU_STREAM_WAIT_VALUE_* condition.
+int drv_stream_wait_value32(cudaStream_t s, void *ptr, unsigned value, unsigned cu_flags) noexcept;
 
 inline cudaStream_t cu(hipStream_t s) noexcept { return reinterpret_cast<cudaStream_t>(s); }
 inline cudaEvent_t cu(hipEvent_t e) noexcept { return reinterpret_cast<cudaEvent_t>(e); }

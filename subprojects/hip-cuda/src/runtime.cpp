@@ -340,6 +340,33 @@ hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
     return ret(cudaLaunchHostFunc(cu(stream), fn, userData));
 }
 
+hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags,
+                                uint32_t mask) {
+    if (!ptr || flags > hipStreamWaitValueNor) return invalid();
+    // The driver has no mask: Gte/Eq need the full word; And/Nor take the mask into the value.
+    unsigned cu_flags = 0;
+    switch (flags) {
+    case hipStreamWaitValueGte:
+        if (mask != 0xFFFFFFFFu) return invalid();
+        cu_flags = 0; // CU_STREAM_WAIT_VALUE_GEQ
+        break;
+    case hipStreamWaitValueEq:
+        if (mask != 0xFFFFFFFFu) return invalid();
+        cu_flags = 1; // CU_STREAM_WAIT_VALUE_EQ
+        break;
+    case hipStreamWaitValueAnd:
+        value &= mask;
+        cu_flags = 2; // CU_STREAM_WAIT_VALUE_AND
+        break;
+    default:
+        if (mask != 0xFFFFFFFFu) return invalid();
+        cu_flags = 3; // CU_STREAM_WAIT_VALUE_NOR
+        break;
+    }
+    const int r = drv_stream_wait_value32(cu(stream), ptr, value, cu_flags);
+    return r == 0 ? hipSuccess : record(to_hip(r));
+}
+
 // --- Events ------------------------------------------------------------------------------------
 
 hipError_t hipEventCreate(hipEvent_t *event) {

@@ -194,6 +194,12 @@ typedef struct hipDeviceProp_t {
 #define hipMemAttachGlobal 0x1u
 #define hipMemAttachHost 0x2u
 
+/* hipStreamWaitValue32 conditions (HIP's values) */
+#define hipStreamWaitValueGte 0x0u
+#define hipStreamWaitValueEq 0x1u
+#define hipStreamWaitValueAnd 0x2u
+#define hipStreamWaitValueNor 0x3u
+
 /* Init and version */
 hipError_t hipInit(unsigned int flags);
 hipError_t hipRuntimeGetVersion(int *runtimeVersion);
@@ -245,6 +251,11 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
 hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device);
 hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags);
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData);
+/* Over the driver's cuStreamWaitValue32_v2; ptr is a device address (a mapped host word's
+ * hipHostGetDevicePointer alias, or device memory). The mask must be 0xFFFFFFFF except for
+ * hipStreamWaitValueAnd/Nor, whose mask is folded into the value. */
+hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags,
+                                uint32_t mask);
 
 /* Events */
 hipError_t hipEventCreate(hipEvent_t *event);
