@@ -9,6 +9,7 @@
 #define HIP_CUDA_HIP_RUNTIME_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifndef __HIP_PLATFORM_NVIDIA__
 #define __HIP_PLATFORM_NVIDIA__ 1
