@@ -4,6 +4,7 @@
 #include "internal.hpp"
 
 #include <array>
+#include <exception>
 #include <unordered_map>
 
 // The public handle type. A Stream *is* its handle, so a hipStream_t converts back without a
@@ -195,7 +196,13 @@ hipError_t create_stream(hipStream_t *stream, unsigned flags) {
     if (flags != hipStreamDefault && flags != hipStreamNonBlocking) return hipErrorInvalidValue;
     if (hipcpu::device_count() == 0) return hipErrorNoDevice;
     const int dev = hipcpu::current_device();
-    auto s = std::make_shared<hipcpu::Stream>(dev, flags, false);
+    std::shared_ptr<hipcpu::Stream> s;
+    try {
+        s = std::make_shared<hipcpu::Stream>(dev, flags, false);
+    } catch (const std::exception &) {
+        // No memory or no thread (RLIMIT_NPROC...): a resource failure, not a crash through C.
+        return hipErrorOutOfMemory;
+    }
     auto &t = hipcpu::table();
     {
         auto &d = t.devices[std::size_t(dev)];
