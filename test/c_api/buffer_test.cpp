@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// Buffer registration: upstream's checks and errors, plus containing-range lookup and the
+// refusal of overlapping registrations.
+#include <cstdint>
+#include <cstdlib>
+
+#include "helpers.hpp"
+
+using namespace hipfile::test;
+
+TEST_CASE("BufRegister accepts device memory, exact and interior, with its own length", "[buffer]") {
+  ClosedDriver guard;
+  DeviceMem mem(1 << 20);
+  REQUIRE(hipFileBufRegister(mem.get(), mem.size(), 0).err == hipFileSuccess);
+  CHECK(hipFileBufRegister(mem.get(), 4096, 0).err == hipFileMemoryAlreadyRegistered);
+  REQUIRE(hipFileBufDeregister(mem.get()).err == hipFileSuccess);
+  REQUIRE(hipFileBufRegister(mem.bytes() + 4096, 8192, 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(mem.bytes() + 4097).err == hipFileMemoryNotRegistered);  // not a base
+  REQUIRE(hipFileBufDeregister(mem.bytes() + 4096).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(mem.bytes() + 4096).err == hipFileMemoryNotRegistered);
+}
+
+TEST_CASE("BufRegister refuses ranges beyond the allocation", "[buffer]") {
+  ClosedDriver guard;
+  DeviceMem mem(4096);
+  CHECK(hipFileBufRegister(mem.get(), 8192, 0).err == hipFileHipPointerRangeError);
+  CHECK(hipFileBufRegister(mem.bytes() + 1024, 4096, 0).err == hipFileHipPointerRangeError);
+  CHECK(hipFileBufRegister(mem.get(), UINT64_MAX, 0).err == hipFileHipPointerRangeError);
+  CHECK(hipFileBufRegister(mem.get(), 4096, 0).err == hipFileSuccess);  // exactly fits
+  CHECK(hipFileBufDeregister(mem.get()).err == hipFileSuccess);
+}
+
+TEST_CASE("BufRegister refuses NULL and overlapping registrations", "[buffer]") {
+  ClosedDriver guard;
+  CHECK(hipFileBufRegister(nullptr, 4096, 0).err == hipFileInvalidValue);
+  DeviceMem mem(64 << 10);
+  REQUIRE(hipFileBufRegister(mem.bytes() + 8192, 8192, 0).err == hipFileSuccess);
+  CHECK(hipFileBufRegister(mem.bytes(), 8193, 0).err == hipFileMemoryAlreadyRegistered);  // tail overlaps
+  CHECK(hipFileBufRegister(mem.bytes() + 16383, 100, 0).err == hipFileMemoryAlreadyRegistered);  // head overlaps
+  CHECK(hipFileBufRegister(mem.bytes() + 9000, 10, 0).err == hipFileMemoryAlreadyRegistered);  // inside
+  CHECK(hipFileBufRegister(mem.bytes(), 8192, 0).err == hipFileSuccess);  // adjacent is fine
+  CHECK(hipFileBufRegister(mem.bytes() + 16384, 8192, 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(mem.bytes()).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(mem.bytes() + 8192).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(mem.bytes() + 16384).err == hipFileSuccess);
+}
+
+TEST_CASE("BufRegister accepts a zero length", "[buffer]") {
+  ClosedDriver guard;
+  DeviceMem mem(4096);
+  CHECK(hipFileBufRegister(mem.get(), 0, 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(mem.get()).err == hipFileSuccess);
+}
+
+TEST_CASE("Host, pinned and managed memory register", "[buffer]") {
+  ClosedDriver guard;
+  void* pinned = nullptr;
+  REQUIRE(hipHostMalloc(&pinned, 8192, 0) == hipSuccess);
+  CHECK(hipFileBufRegister(pinned, 8192, 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(pinned).err == hipFileSuccess);
+  (void)hipHostFree(pinned);
+
+  void* managed = nullptr;
+  REQUIRE(hipMallocManaged(&managed, 8192, hipMemAttachGlobal) == hipSuccess);
+  CHECK(hipFileBufRegister(managed, 8192, 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(managed).err == hipFileSuccess);
+  CHECK(hipFileBufRegister(managed, 8193, 0).err == hipFileHipPointerRangeError);
+  (void)hipFree(managed);
+
+  std::vector<std::byte> pageable(8192);
+  CHECK(hipFileBufRegister(pageable.data(), pageable.size(), 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(pageable.data()).err == hipFileSuccess);
+}
+
+TEST_CASE("BufDeregister with the driver closed reports DriverClosing", "[buffer]") {
+  ClosedDriver guard;
+  DeviceMem mem(4096);
+  REQUIRE(hipFileBufRegister(mem.get(), 4096, 0).err == hipFileSuccess);
+  ClosedDriver::close_all();
+  CHECK(hipFileBufDeregister(mem.get()).err == hipFileDriverClosing);
+  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(mem.get()).err == hipFileMemoryNotRegistered);  // the close released it
+  CHECK(hipFileBufDeregister(nullptr).err == hipFileInvalidValue);
+}
+
+TEST_CASE("Interior pointers of a registration use its bounds", "[buffer]") {
+  ClosedDriver guard;
+  const std::size_t n = 64 << 10;
+  TempFile f(n, 21);
+  Registered r(f.path(), O_RDONLY);
+  DeviceMem mem(1 << 20);
+  fill_device(mem.get(), 0x5a, mem.size());
+  // Registered: the first 32 KiB of a 1 MiB allocation.
+  REQUIRE(hipFileBufRegister(mem.get(), 32 << 10, 0).err == hipFileSuccess);
+  std::byte* inner = mem.bytes() + 8192;
+  CHECK(hipFileRead(r.handle, inner, 24 << 10, 0, 0) == (24 << 10));
+  // One byte more would leave the registration, even though the allocation goes on.
+  CHECK(hipFileRead(r.handle, inner, (24 << 10) + 1, 0, 0) == -hipFileInvalidValue);
+  CHECK(hipFileRead(r.handle, inner, 100, 0, (24 << 10)) == -hipFileInvalidValue);
+  auto back = to_host(mem.get(), 64 << 10);
+  auto expect = std::vector<std::byte>(64 << 10, std::byte{0x5a});
+  auto data = pattern(24 << 10, 21);
+  std::copy(data.begin(), data.end(), expect.begin() + 8192);
+  CHECK(back == expect);
+  REQUIRE(hipFileBufDeregister(mem.get()).err == hipFileSuccess);
+}

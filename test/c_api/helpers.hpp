@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// Small owners for C API tests: each test leaves the driver closed and every fd closed, so
+// tests stay independent inside one process.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <hipfile/hipfile.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "test_support.hpp"
+
+namespace hipfile::test {
+
+/// Closes the driver completely (however many references are held) on entry and exit.
+struct ClosedDriver {
+  ClosedDriver() { close_all(); }
+  ~ClosedDriver() { close_all(); }
+  static void close_all() {
+    while (hipFileUseCount() > 0) (void)hipFileDriverClose();
+  }
+};
+
+/// An fd opened on a path and registered; deregisters and closes on destruction.
+struct Registered {
+  int fd = -1;
+  hipFileHandle_t handle = nullptr;
+  Registered(const std::string& path, int flags) {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    REQUIRE(fd >= 0);
+    hipFileDescr_t d{};
+    d.type = hipFileHandleTypeOpaqueFD;
+    d.handle.fd = fd;
+    hipFileError_t e = hipFileHandleRegister(&handle, &d);
+    REQUIRE(e.err == hipFileSuccess);
+  }
+  ~Registered() {
+    hipFileHandleDeregister(handle);
+    ::close(fd);
+  }
+  Registered(const Registered&) = delete;
+  Registered& operator=(const Registered&) = delete;
+};
+
+inline hipFileError_t register_fd(int fd, hipFileHandle_t* out) {
+  hipFileDescr_t d{};
+  d.type = hipFileHandleTypeOpaqueFD;
+  d.handle.fd = fd;
+  return hipFileHandleRegister(out, &d);
+}
+
+/// Number of open descriptors in this process.
+int open_fd_count();
+/// Number of threads in this process.
+int thread_count();
+
+}  // namespace hipfile::test
