@@ -42,4 +42,14 @@ class DeviceGuard {
 /// The device that owns `stream` (the current device for the NULL stream).
 hipError_t stream_device(hipStream_t stream, int& device) noexcept;
 
+/// Pinned host memory mapped into the device address space: `host` for the CPU, `device` for
+/// stream memory operations. Freed with free_host_mapped(host).
+hipError_t alloc_host_mapped(std::size_t bytes, void*& host, void*& device) noexcept;
+void free_host_mapped(void* host) noexcept;
+
+/// Makes `stream` wait until the 32-bit word at `device_word` is >= value (hipStreamWaitValueGte).
+/// An error means the stream takes no wait (e.g. the device lacks stream memory operations);
+/// the caller falls back to a blocking host function.
+hipError_t stream_wait_geq32(hipStream_t stream, void* device_word, std::uint32_t value) noexcept;
+
 }  // namespace hipfile::gpu

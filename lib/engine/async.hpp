@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// Stream-ordered (async) I/O and the executor that batch I/O shares with it.
+//
+// An async read or write puts two things on the caller's stream: a host function that only
+// hands the operation to the executor (it never blocks, so streams sharing the runtime's
+// callback thread are not serialised), then hipStreamWaitValue32 on a pinned, device-mapped flag
+// word, so the stream itself waits. An executor thread reads the deferred parameters, runs the
+// I/O through do_io (the staging engine's own lanes and streams do the copies), stores the
+// bytes result and then raises the flag word: the stream proceeds. Where the wait-value call is
+// unavailable, a second host function blocks until the operation is done instead.
+//
+// Bytes-result convention (async *bytes_p and batch event `ret`), one rule for both:
+//   >= 0             bytes moved (reads stop short only at end of file)
+//   -errno           a system call failed (range -1 .. -4095, e.g. -EIO = -5), because the
+//                    executor thread's errno cannot reach the caller; never "-1, see errno"
+//   -hipFileOpError  any other failure (<= -5000), e.g. -hipFileInvalidValue for a size that
+//                    grew after submission, -hipFileHandleNotRegistered for a handle deregistered
+//                    before the stream reached the operation, -hipFileHipDriverError for a HIP
+//                    runtime failure inside the I/O.
+#pragma once
+
+#include <hipfile/hipfile.h>
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/status.hpp"
+
+namespace hipfile::engine {
+
+/// The bytes-result convention above.
+ssize_t async_result(const IoResult& r) noexcept;
+
+/// Checks [base + buffer_offset, + size) against the registration or allocation holding `base`
+/// and the offsets' signs and overflow: the checks do_io makes, without the I/O.
+Status check_region(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset);
+
+/// A small pool of threads that run whole operations (async and batch), several at once.
+/// Started on first use (never at library load); its threads idle between operations and live
+/// for the rest of the process. HIPFILE_ASYNC_THREADS sets the size (default: twice the cores,
+/// between 8 and 32).
+class Executor {
+ public:
+  static Executor& get();
+  /// Queues `task`; never blocks on I/O (only on the queue's mutex).
+  void post(std::function<void()> task);
+  unsigned threads() const noexcept { return static_cast<unsigned>(threads_.size()); }
+
+ private:
+  Executor();
+  void main();
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> queue_;
+  std::vector<std::thread> threads_;
+};
+
+hipFileError_t stream_register(hipStream_t stream, unsigned flags);
+hipFileError_t stream_deregister(hipStream_t stream);
+
+hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
+                            hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
+                            hipStream_t stream);
+
+}  // namespace hipfile::engine

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+#include "engine/batch.hpp"
+
+#include <chrono>
+#include <unordered_map>
+
+#include "engine/async.hpp"
+#include "engine/driver.hpp"
+#include "engine/io.hpp"
+
+namespace hipfile::engine {
+
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<hipFileBatchHandle_t, std::shared_ptr<Batch>> batches;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+}  // namespace
+
+Batch::Batch(unsigned capacity) : entries_(capacity) {}
+
+hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
+  if (nr == 0) return {hipFileSuccess, hipSuccess};
+  if (ios == nullptr) return {hipFileInvalidValue, hipSuccess};
+  Driver& driver = Driver::get();
+  if (!driver.is_open()) return {hipFileDriverNotInitialized, hipSuccess};
+  for (unsigned i = 0; i < nr; ++i) {
+    const hipFileIOParams_t& p = ios[i];
+    if (p.mode != hipFileBatch || (p.opcode != hipFileBatchRead && p.opcode != hipFileBatchWrite))
+      return {hipFileInvalidValue, hipSuccess};
+    if (!driver.files.find(p.fh)) return {hipFileHandleNotRegistered, hipSuccess};
+    if (Status st = check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset,
+                                 p.u.batch.devPtr_offset);
+        !st.ok())
+      return st.op == hipFileHipDriverError ? st.to_error() : hipFileError_t{hipFileInvalidValue, hipSuccess};
+  }
+  std::vector<std::pair<unsigned, std::uint64_t>> queued;
+  queued.reserve(nr);
+  {
+    std::lock_guard lock(mu_);
+    if (nr > entries_.size() - outstanding_) return {hipFileBatchFull, hipSuccess};
+    unsigned next = 0;
+    for (unsigned i = 0; i < nr; ++i) {
+      while (entries_[next].in_use) ++next;
+      Entry& e = entries_[next];
+      e.params = ios[i];
+      e.status = hipFileWaiting;
+      e.ret = 0;
+      e.in_use = true;
+      ++e.generation;
+      queued.emplace_back(next, e.generation);
+    }
+    outstanding_ += nr;
+  }
+  Executor& ex = Executor::get();
+  auto self = shared_from_this();
+  for (const auto& [index, generation] : queued)
+    ex.post([self, index = index, generation = generation] { self->run(index, generation); });
+  return {hipFileSuccess, hipSuccess};
+}
+
+void Batch::run(unsigned index, std::uint64_t generation) {
+  hipFileIOParams_t p;
+  {
+    std::lock_guard lock(mu_);
+    Entry& e = entries_[index];
+    if (e.generation != generation || e.status != hipFileWaiting) return;  // canceled
+    e.status = hipFilePending;
+    p = e.params;
+    ++running_;
+  }
+  IoResult r;
+  try {
+    r = do_io(p.opcode == hipFileBatchWrite ? Direction::Write : Direction::Read, p.fh, p.u.batch.devPtr_base,
+              p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset);
+  } catch (...) {
+    r.status = Status::of(hipFileInternalError);
+  }
+  {
+    std::lock_guard lock(mu_);
+    Entry& e = entries_[index];
+    e.status = r.ok() ? hipFileComplete : hipFileFailed;
+    e.ret = static_cast<std::size_t>(async_result(r));
+    finished_.push_back(index);
+    --running_;
+  }
+  changed_.notify_all();
+}
+
+hipFileError_t Batch::get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_t* events, const timespec* timeout) {
+  if (nr == nullptr || (events == nullptr && *nr > 0) || min_nr > *nr) return {hipFileInvalidValue, hipSuccess};
+  if (timeout != nullptr && (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L))
+    return {hipFileInvalidValue, hipSuccess};
+  std::unique_lock lock(mu_);
+  const std::size_t need = std::min<std::size_t>(min_nr, outstanding_);
+  auto enough = [&] { return finished_.size() >= need; };
+  if (timeout == nullptr) {
+    changed_.wait(lock, enough);
+  } else {
+    const auto limit = std::chrono::seconds(timeout->tv_sec) + std::chrono::nanoseconds(timeout->tv_nsec);
+    changed_.wait_until(lock, std::chrono::steady_clock::now() + limit, enough);
+  }
+  unsigned n = 0;
+  while (n < *nr && !finished_.empty()) {
+    Entry& e = entries_[finished_.front()];
+    finished_.pop_front();
+    events[n].cookie = e.params.cookie;
+    events[n].status = e.status;
+    events[n].ret = e.ret;
+    e.in_use = false;
+    --outstanding_;
+    ++n;
+  }
+  *nr = n;
+  return {hipFileSuccess, hipSuccess};
+}
+
+void Batch::cancel() {
+  std::unique_lock lock(mu_);
+  for (unsigned i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    if (e.in_use && e.status == hipFileWaiting) {
+      e.status = hipFileCanceled;
+      e.ret = 0;
+      finished_.push_back(i);
+    }
+  }
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return running_ == 0; });
+}
+
+hipFileError_t batch_setup(hipFileBatchHandle_t* out, unsigned max_nr) {
+  if (out == nullptr || max_nr == 0 || max_nr > Batch::kMaxEntries) return {hipFileInvalidValue, hipSuccess};
+  auto batch = std::make_shared<Batch>(max_nr);
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  hipFileBatchHandle_t handle = batch.get();
+  r.batches.emplace(handle, std::move(batch));
+  *out = handle;
+  return {hipFileSuccess, hipSuccess};
+}
+
+std::shared_ptr<Batch> batch_find(hipFileBatchHandle_t handle) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.batches.find(handle);
+  return it == r.batches.end() ? nullptr : it->second;
+}
+
+void batch_destroy(hipFileBatchHandle_t handle) {
+  std::shared_ptr<Batch> batch;
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mu);
+    auto it = r.batches.find(handle);
+    if (it == r.batches.end()) return;
+    batch = std::move(it->second);
+    r.batches.erase(it);
+  }
+  batch->cancel();  // queued tasks still hold the object; they find their entries canceled
+}
+
+}  // namespace hipfile::engine
