@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#include "page_cache.hpp"
+
+#include "errors.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <thread>
+#include <vector>
+
+namespace hipfile::tools {
+
+void drop_from_cache(int fd, const std::string& path) {
+  // Dirty pages cannot be dropped; without the flush a "cold" pass after a write reads RAM.
+  if (fdatasync(fd) != 0 && errno != EINVAL)
+    throw Failure{fmt::format("fdatasync {}: {}", path, std::strerror(errno))};
+  int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  if (rc != 0) throw Failure{fmt::format("posix_fadvise(DONTNEED) {}: {}", path, std::strerror(rc))};
+}
+
+void load_into_cache(const std::string& path, std::uint64_t length, unsigned threads) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Failure{fmt::format("open {}: {}", path, std::strerror(errno))};
+  constexpr std::uint64_t kBlock = 8u << 20;
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<int> error{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(1u, threads); ++t)
+    pool.emplace_back([&] {
+      std::vector<char> buf(kBlock);
+      for (;;) {
+        std::uint64_t off = next.fetch_add(kBlock);
+        if (off >= length) return;
+        std::size_t n = static_cast<std::size_t>(std::min(kBlock, length - off));
+        if (pread(fd, buf.data(), n, static_cast<off_t>(off)) < 0) {
+          error = errno;
+          return;
+        }
+      }
+    });
+  for (auto& t : pool) t.join();
+  close(fd);
+  if (error != 0) throw Failure{fmt::format("pre-reading {}: {}", path, std::strerror(error))};
+}
+
+double resident_fraction(int fd, std::uint64_t length) {
+  if (length == 0) return 1.0;
+  void* map = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) return -1;
+  long page = sysconf(_SC_PAGESIZE);
+  std::size_t pages = (length + page - 1) / page;
+  std::vector<unsigned char> vec(pages);
+  double fraction = -1;
+  if (mincore(map, length, vec.data()) == 0)
+    fraction = static_cast<double>(std::count_if(vec.begin(), vec.end(), [](unsigned char v) { return v & 1; })) /
+               static_cast<double>(pages);
+  munmap(map, length);
+  return fraction;
+}
+
+}  // namespace hipfile::tools

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// The data file hipfile-io measures: created with the verifiable pattern when missing or too
+// small, and opened with the flags of the run (buffered or O_DIRECT).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hipfile::tools::io {
+
+/// Makes sure `path` exists with at least `size` bytes of the pattern; writes it with `threads`
+/// writers when missing, too small, or `recreate`. Returns true when it wrote the file.
+bool ensure_data_file(const std::string& path, std::uint64_t size, bool recreate, unsigned threads);
+/// True when the file's first and last bytes up to `size` hold the pattern (a cheap sanity check
+/// that catches files overwritten by write runs before a --verify read reports a mismatch).
+bool looks_like_pattern(const std::string& path, std::uint64_t size);
+/// open(path, O_RDWR [| O_DIRECT]); throws Failure, naming the file system when O_DIRECT is refused.
+int open_data_file(const std::string& path, bool direct);
+
+}  // namespace hipfile::tools::io

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+// hipfile-io: measures hipFile reads or writes and, in the same run, the ceilings and baselines
+// its figures are ratios of (see doc/tools.md).
+#include "args.hpp"
+#include "baselines.hpp"
+#include "data_file.hpp"
+#include "errors.hpp"
+#include "hipfile_bench.hpp"
+#include "options.hpp"
+#include "page_cache.hpp"
+#include "plan.hpp"
+#include "report.hpp"
+#include "stopwatch.hpp"
+
+#include <hipfile/hipfile.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <thread>
+
+using namespace hipfile::tools;
+using namespace hipfile::tools::io;
+
+namespace {
+
+std::vector<int> resolve_devices(const Options& o) {
+  int count = 0;
+  hipError_t e = hipGetDeviceCount(&count);
+  if (e != hipSuccess) throw Failure{"no GPU: hipGetDeviceCount: " + hip_text(e)};
+  if (o.all_devices) {
+    std::vector<int> all;
+    for (int d = 0; d < count; ++d) all.push_back(d);
+    if (all.empty()) throw Failure{"no GPU: the runtime reports no devices"};
+    return all;
+  }
+  for (int d : o.devices)
+    if (d >= count) throw Failure{fmt::format("--devices: GPU {} does not exist ({} found)", d, count)};
+  std::vector<int> sorted = o.devices;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw Failure{"--devices: a GPU is listed twice"};
+  return o.devices;
+}
+
+// Puts the file into the pass's starting state. Writes always start with no dirty backlog, so
+// one pass's writeback is not charged to the next.
+void prepare_pass(const Options& o, int fd) {
+  if (o.cache == Cache::Cold) {
+    drop_from_cache(fd, o.file);
+  } else if (o.op == Op::Write && fdatasync(fd) != 0) {
+    throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
+  }
+}
+
+// Inside the timed window with --fsync, so buffered writes are charged their writeback.
+double timed_fsync(const Options& o, int fd) {
+  if (!o.fsync || o.op != Op::Write) return 0;
+  Stopwatch clock;
+  if (fdatasync(fd) != 0) throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
+  return clock.seconds();
+}
+
+void record(Measurement& m, const PassTiming& t, double extra) {
+  m.seconds.push_back(t.seconds + extra);
+  std::vector<double> slots = t.slot_seconds;
+  for (double& s : slots) s += extra;
+  m.slot_seconds.push_back(std::move(slots));
+}
+
+// Copies are measured one GPU at a time; the aggregate ceiling is the sum of the GPUs' rates.
+void measure_copies(Report& r, const Options& o) {
+  std::uint64_t bytes = std::min<std::uint64_t>(o.total, 4ull << 30);
+  std::uint64_t block = std::min<std::uint64_t>(bytes, 256u << 20);
+  for (Measurement* m : {&r.h2d, &r.d2h}) {
+    m->slot_bytes.assign(r.devices.size(), bytes);
+    m->bytes = bytes * r.devices.size();
+  }
+  for (int pass = 0; pass < o.reps; ++pass)
+    for (Measurement* m : {&r.h2d, &r.d2h}) {
+      std::vector<double> slot_seconds;
+      double rate = 0;
+      for (int d : r.devices) {
+        double s = time_pinned_copy(d, m == &r.h2d, bytes, block);
+        slot_seconds.push_back(s);
+        rate += static_cast<double>(bytes) / s;
+      }
+      m->seconds.push_back(static_cast<double>(m->bytes) / rate);
+      m->slot_seconds.push_back(std::move(slot_seconds));
+    }
+}
+
+std::string joined_command(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  return out;
+}
+
+int run(int argc, char** argv) {
+  Options o = parse_options(argc, argv);
+  // The library reads HIPFILE_THREADS when its driver opens, which happens below.
+  if (o.engine_threads >= 0) setenv("HIPFILE_THREADS", std::to_string(o.engine_threads).c_str(), 1);
+
+  Report r;
+  r.options = &o;
+  r.command = joined_command(argc, argv);
+  r.platform = query_platform();
+  const char* env_threads = std::getenv("HIPFILE_THREADS");
+  r.engine_threads = env_threads != nullptr ? env_threads : "default";
+  r.devices = resolve_devices(o);
+  std::size_t slots = r.devices.size();
+  unsigned helpers = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+
+  if (ensure_data_file(o.file, o.file_size, o.create, helpers))
+    fmt::print(stderr, "hipfile-io: wrote {} of pattern to {}\n", format_size(o.file_size), o.file);
+  if (o.verify && o.op == Op::Read && !looks_like_pattern(o.file, o.file_size))
+    throw Failure{fmt::format("{} does not hold hipfile-io's pattern (a write run or another program changed it); "
+                              "run again with --create",
+                              o.file)};
+
+  check_status(hipFileDriverOpen(), "hipFileDriverOpen");
+  std::vector<Worker> workers = make_plan(o, r.devices);
+  std::uint64_t range = o.access == Access::Sequential ? o.total : o.file_size;
+  int fd = open_data_file(o.file, o.direct);
+  if (o.cache == Cache::Hot) load_into_cache(o.file, range, helpers);
+  r.page_cache_resident = o.cache == Cache::Hot ? resident_fraction(fd, range) : -1;
+
+  Progress progress(o.progress || isatty(STDERR_FILENO));
+  r.hipfile = {"hipfile", fmt::format("hipfile {} {}", api_name(o.api), op_name(o.op))};
+  r.h2d = {"pinned_h2d", "pinned host->device hipMemcpy (ceiling)"};
+  r.d2h = {"pinned_d2h", "pinned device->host hipMemcpy (ceiling)"};
+  r.raw = {"raw", fmt::format("raw parallel {} (pinned host)", o.op == Op::Read ? "pread" : "pwrite")};
+  r.naive = {"naive", o.op == Op::Read ? "naive pread + hipMemcpy (serial)" : "naive hipMemcpy + pwrite (serial)"};
+  r.serial = {"sync_serial", fmt::format("sync hipFile{} loop (serial)", o.op == Op::Read ? "Read" : "Write")};
+  r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = o.total;
+  r.hipfile.slot_bytes = r.raw.slot_bytes = bytes_per_slot(workers, slots);
+
+  {
+    HipfileBench bench(o, workers, slots, fd, progress);
+    std::optional<RawBench> raw;
+    std::optional<NaiveBench> naive;
+    if (o.baselines.raw) raw.emplace(o, workers, slots, progress);
+    if (o.baselines.naive && o.mem == MemKind::Device) naive.emplace(o, workers, slots, progress);
+    bool serial = o.baselines.serial && o.api != Api::Sync;
+    if (o.baselines.copy) measure_copies(r, o);
+
+    // Measurements alternate within each repetition, so drift in the machine affects all alike.
+    for (int pass = 1; pass <= o.reps; ++pass) {
+      std::string of = fmt::format("{}/{}", pass, o.reps);
+      prepare_pass(o, fd);
+      progress.start("hipfile pass " + of, o.total);
+      PassTiming t = bench.run(false);
+      double f = timed_fsync(o, fd);
+      progress.finish();
+      record(r.hipfile, t, f);
+      if (raw) {
+        prepare_pass(o, fd);
+        progress.start("raw pass " + of, o.total);
+        t = raw->run(fd);
+        f = timed_fsync(o, fd);
+        progress.finish();
+        record(r.raw, t, f);
+      }
+      if (naive) {
+        prepare_pass(o, fd);
+        progress.start("naive pass " + of, o.total);
+        double s = naive->run(fd);
+        s += timed_fsync(o, fd);
+        progress.finish();
+        r.naive.seconds.push_back(s);
+      }
+      if (serial) {
+        prepare_pass(o, fd);
+        progress.start("serial pass " + of, o.total);
+        double s = bench.run_serial();
+        s += timed_fsync(o, fd);
+        progress.finish();
+        r.serial.seconds.push_back(s);
+      }
+    }
+
+    if (o.verify) {
+      prepare_pass(o, fd);
+      progress.start("verify", o.total);
+      bench.run(true);
+      progress.finish();
+      if (o.op == Op::Write) {
+        if (fdatasync(fd) != 0) throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
+        bench.check_written(o.file);
+      }
+      r.verify = "passed";
+    }
+  }
+  close(fd);
+  (void)hipFileDriverClose();
+
+  print_table(r);
+  if (!o.json_path.empty()) {
+    std::FILE* out = o.json_path == "-" ? stdout : std::fopen(o.json_path.c_str(), "w");
+    if (out == nullptr) throw Failure{fmt::format("cannot write {}: {}", o.json_path, std::strerror(errno))};
+    std::string text = to_json(r);
+    bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+    if (out != stdout) ok = std::fclose(out) == 0 && ok;
+    if (!ok) throw Failure{fmt::format("writing {} failed", o.json_path)};
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const Failure& f) {
+    fmt::print(stderr, "\nhipfile-io: error: {}\n", f.what);
+    return 1;
+  }
+}

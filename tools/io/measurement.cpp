@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#include "measurement.hpp"
+
+#include "args.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hipfile::tools::io {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double best(const std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return *std::max_element(v.begin(), v.end());
+}
+
+}  // namespace
+
+double Measurement::best_gbps() const {
+  std::vector<double> r;
+  for (double s : seconds) r.push_back(gbps(bytes, s));
+  return best(r);
+}
+
+double Measurement::median_gbps() const {
+  std::vector<double> r;
+  for (double s : seconds) r.push_back(gbps(bytes, s));
+  return median(r);
+}
+
+double Measurement::slot_best_gbps(std::size_t slot) const {
+  std::vector<double> r;
+  for (const auto& pass : slot_seconds) r.push_back(gbps(slot_bytes.at(slot), pass.at(slot)));
+  return best(r);
+}
+
+double Measurement::slot_median_gbps(std::size_t slot) const {
+  std::vector<double> r;
+  for (const auto& pass : slot_seconds) r.push_back(gbps(slot_bytes.at(slot), pass.at(slot)));
+  return median(r);
+}
+
+double ratio(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b) || b <= 0) return std::numeric_limits<double>::quiet_NaN();
+  return a / b;
+}
+
+}  // namespace hipfile::tools::io

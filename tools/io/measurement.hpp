@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// The figures of one measurement across its repetitions: best and median rate, per GPU too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hipfile::tools::io {
+
+struct Measurement {
+  std::string key;    // JSON name: "hipfile", "pinned_h2d", "raw", "naive", "sync_serial", ...
+  std::string label;  // table name
+  std::uint64_t bytes = 0;                      // per pass
+  std::vector<std::uint64_t> slot_bytes;        // per GPU, per pass (empty: not per GPU)
+  std::vector<double> seconds;                  // one per pass
+  std::vector<std::vector<double>> slot_seconds;  // [pass][gpu]
+
+  bool measured() const { return !seconds.empty(); }
+  double best_gbps() const;
+  double median_gbps() const;
+  double slot_best_gbps(std::size_t slot) const;
+  double slot_median_gbps(std::size_t slot) const;
+};
+
+/// a / b, or NaN when either is missing.
+double ratio(double a, double b);
+
+}  // namespace hipfile::tools::io

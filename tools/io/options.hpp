@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// hipfile-io's command line: what to measure and how.
+#pragma once
+
+#include "memory.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hipfile::tools::io {
+
+enum class Op { Read, Write };
+enum class Access { Sequential, Random };
+enum class Api { Sync, Async, Batch };
+enum class Cache { Hot, Cold };
+
+struct Baselines {
+  bool copy = true;    // pinned hipMemcpy host<->device
+  bool raw = true;     // parallel pread/pwrite into pinned host memory
+  bool naive = true;   // serial pageable pread + hipMemcpy (upstream's fallback)
+  bool serial = true;  // the same requests as sync hipFileRead/Write in one thread (async/batch only)
+};
+
+struct Options {
+  Op op = Op::Read;
+  Access access = Access::Sequential;
+  Api api = Api::Sync;
+  Cache cache = Cache::Hot;
+  MemKind mem = MemKind::Device;
+  std::uint64_t io_size = 16u << 20;
+  std::uint64_t total = 1u << 30;   // bytes moved per measured pass
+  std::uint64_t file_size = 0;      // 0: as large as `total`
+  int threads = 1;                  // the tool's own I/O threads per device
+  int engine_threads = -1;          // HIPFILE_THREADS; -1 leaves the environment alone
+  int streams = 4;                  // async: streams per worker
+  int batch = 128;                  // batch: entries per batch
+  int reps = 3;
+  bool registered = false;
+  bool direct = false;
+  bool verify = false;
+  bool progress = false;
+  bool fsync = false;               // writes: fdatasync inside the timed pass
+  bool create = false;
+  std::string file = "hipfile-io.dat";
+  std::string json_path;
+  std::vector<int> devices{0};
+  bool all_devices = false;         // --multi-gpu: every device the runtime reports
+  Baselines baselines;
+  std::uint64_t seed = 1;
+};
+
+/// Parses argv; on --help prints usage and exits 0, on a usage error prints it and exits 2.
+Options parse_options(int argc, char** argv);
+
+std::string_view op_name(Op op);
+std::string_view access_name(Access access);
+std::string_view api_name(Api api);
+std::string_view cache_name(Cache cache);
+
+}  // namespace hipfile::tools::io

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#include "plan.hpp"
+
+#include <algorithm>
+#include <random>
+
+namespace hipfile::tools::io {
+
+std::vector<Worker> make_plan(const Options& o, const std::vector<int>& devices) {
+  std::vector<Request> all;
+  std::uint64_t count = (o.total + o.io_size - 1) / o.io_size;
+  all.reserve(count);
+  if (o.access == Access::Sequential) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::uint64_t off = i * o.io_size;
+      all.push_back({off, std::min(o.io_size, o.total - off)});
+    }
+  } else {
+    std::mt19937_64 rng(o.seed);
+    std::uint64_t slots = (o.file_size - o.io_size) / 4096 + 1;
+    std::uniform_int_distribution<std::uint64_t> pick(0, slots - 1);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::uint64_t len = std::min(o.io_size, o.total - i * o.io_size);
+      all.push_back({pick(rng) * 4096, len});
+    }
+  }
+
+  std::size_t nworkers = devices.size() * static_cast<std::size_t>(o.threads);
+  std::vector<Worker> workers(nworkers);
+  for (std::size_t w = 0; w < nworkers; ++w) {
+    Worker& worker = workers[w];
+    worker.slot = w / static_cast<std::size_t>(o.threads);
+    worker.device = devices[worker.slot];
+    std::size_t first = all.size() * w / nworkers, last = all.size() * (w + 1) / nworkers;
+    worker.requests.assign(all.begin() + static_cast<std::ptrdiff_t>(first),
+                           all.begin() + static_cast<std::ptrdiff_t>(last));
+    for (const Request& r : worker.requests) worker.bytes += r.length;
+  }
+  return workers;
+}
+
+std::vector<std::uint64_t> bytes_per_slot(const std::vector<Worker>& workers, std::size_t slots) {
+  std::vector<std::uint64_t> out(slots, 0);
+  for (const Worker& w : workers) out[w.slot] += w.bytes;
+  return out;
+}
+
+}  // namespace hipfile::tools::io

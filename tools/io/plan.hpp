@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// Which requests each I/O thread issues. Every measurement of a run (hipFile, raw pread, naive)
+// replays the same plan, so their figures compare the same bytes at the same offsets.
+#pragma once
+
+#include "options.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace hipfile::tools::io {
+
+struct Request {
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+};
+
+struct Worker {
+  int device = 0;      // GPU id
+  std::size_t slot = 0;  // index of that GPU in the run's device list
+  std::vector<Request> requests;
+  std::uint64_t bytes = 0;
+};
+
+/// Sequential: [0, total) cut into io_size requests, each thread a contiguous run of them, and the
+/// threads of one GPU together one contiguous part. Random: total / io_size requests at 4 KiB
+/// aligned offsets in [0, file_size - io_size], from a seeded generator (the same every run).
+std::vector<Worker> make_plan(const Options& options, const std::vector<int>& devices);
+
+/// Bytes each device's workers move, indexed by slot.
+std::vector<std::uint64_t> bytes_per_slot(const std::vector<Worker>& workers, std::size_t slots);
+
+}  // namespace hipfile::tools::io
