@@ -192,6 +192,8 @@ Options parse_options(int argc, char** argv) {
   if (o.io_size == 0) usage_error("--io-size must be > 0");
   if (o.total == 0) usage_error("--size must be > 0");
   if (o.file_size == 0) o.file_size = o.total;
+  // A request larger than the pass is one request of the whole pass.
+  if (o.io_size > o.total) o.io_size = o.total;
   if (o.access == Access::Sequential && o.file_size < o.total)
     usage_error("--file-size is smaller than --size for a sequential pass");
   if (o.io_size > o.file_size) usage_error("--io-size is larger than the file");

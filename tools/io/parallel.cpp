@@ -17,7 +17,11 @@ namespace hipfile::tools::io {
 PassTiming run_parallel(const std::vector<Worker>& workers, std::size_t slots,
                         const std::function<void(std::size_t)>& body) {
   using clock = std::chrono::steady_clock;
-  std::barrier start(static_cast<std::ptrdiff_t>(workers.size() + 1));
+  // The clock starts in the barrier's completion step, which runs before any thread is released:
+  // read after the release, a preempted main thread would start it late and inflate the rate.
+  clock::time_point t0;
+  auto started = [&t0]() noexcept { t0 = clock::now(); };
+  std::barrier start(static_cast<std::ptrdiff_t>(workers.size() + 1), started);
   std::vector<clock::time_point> done(workers.size());
   std::mutex mutex;
   std::optional<Failure> failure;
@@ -40,7 +44,6 @@ PassTiming run_parallel(const std::vector<Worker>& workers, std::size_t slots,
       done[w] = clock::now();
     });
   start.arrive_and_wait();
-  auto t0 = clock::now();
   for (auto& t : threads) t.join();
   if (failure) throw *failure;
 

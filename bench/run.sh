@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The figures of record, in one call on the GPU machine (see bench/RESULTS.md):
+#   bench/run.sh OUTDIR
+# writes OUTDIR/results.json (every hipfile-io run's JSON, in an array), OUTDIR/summary.txt
+# (each run's table, then one line per figure) and OUTDIR/check.txt (hipfile-check).
+# It configures and builds $BUILD (default build-gpu, platform=nvidia, release) when the tools
+# are missing. The whole set stays near 5 minutes so it fits a 10-minute device command:
+# each measurement is 2-3 passes, best and median reported.
+# Environment: BUILD, DATA_DIR (default /tmp; needs O_DIRECT, so not /dev/shm), SIZE (default
+# 8G), SMALL (default 1G: the async and verify passes), QUICK=1 (SIZE=1G SMALL=256M, a smoke
+# run), PLATFORM (default nvidia).
+set -u
+out=${1:?usage: bench/run.sh OUTDIR}
+mkdir -p "$out"
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$here/build-gpu}
+data_dir=${DATA_DIR:-/tmp}
+size=${SIZE:-8G}
+small=${SMALL:-1G}
+[ "${QUICK:-0}" = 1 ] && size=1G small=256M
+platform=${PLATFORM:-nvidia}
+read_file=$data_dir/hipfile-bench-read.dat
+write_file=$data_dir/hipfile-bench-write.dat
+io=$build/tools/hipfile-io
+
+if [ ! -x "$io" ]; then
+    meson setup "$build" "$here" -Dplatform="$platform" --buildtype=release -Dtests=false -Dexamples=false \
+        > "$out/build.log" 2>&1 && ninja -C "$build" >> "$out/build.log" 2>&1 ||
+        { tail -30 "$out/build.log"; echo "bench/run.sh: build failed"; exit 1; }
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+summary=$out/summary.txt
+: > "$summary"
+n=0
+failures=0
+start=$(date +%s)
+
+{
+    echo "bench/run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$here" diff --quiet 2>/dev/null || echo ' (dirty)')"
+    echo "host: $(uname -n) $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo)"
+    command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
+    echo "data: $read_file, $write_file ($size)"
+} >> "$summary"
+
+"$build/tools/hipfile-check" "$data_dir" > "$out/check.txt" 2>&1
+echo "hipfile-check $data_dir: exit $? ($(tail -1 "$out/check.txt"))" >> "$summary"
+
+# figure NAME ARGS...: one hipfile-io run; its table goes to the summary, its JSON to results.json.
+figure() {
+    name=$1
+    shift
+    n=$((n + 1))
+    json=$tmp/$(printf %02d $n).json
+    echo "== $name: hipfile-io $*" | tee -a "$summary"
+    timeout 240 "$io" "$@" --json "$json" > "$tmp/table.txt" 2> "$tmp/err.txt"
+    rc=$?
+    cat "$tmp/table.txt" >> "$summary"
+    if [ $rc -ne 0 ]; then
+        failures=$((failures + 1))
+        echo "FAILED (exit $rc): $(tail -3 "$tmp/err.txt")" | tee -a "$summary"
+        rm -f "$json"
+    else
+        # Name the run inside its JSON, so results.json can be read without this script.
+        sed -i "1s/^{/{\n  \"figure\": \"$name\",/" "$json"
+    fi
+    echo >> "$summary"
+}
+
+common="--file $read_file --file-size $size"
+# 1. Page-cache-hot 8 GiB sequential read into device memory at the library's default settings,
+#    against the pinned copy ceiling and the naive path (and raw pread with the same thread).
+figure read-hot-default $common --create -s "$size" -b 1G -t 1 -n 3
+# 2. The same at 1/4/8/16 engine threads (ceiling re-measured each run, no slow baselines).
+for t in 1 4 8 16; do
+    figure "read-hot-engine$t" $common -s "$size" -b 1G -t 1 -n 3 --engine-threads "$t" --baselines copy
+done
+# 3. Cold reads, O_DIRECT and buffered, against raw parallel pread of the same disk.
+figure read-cold-direct $common -s "$size" -b 64M -t 4 -n 2 --cold --direct --baselines copy,raw
+figure read-cold-buffered $common -s "$size" -b 64M -t 4 -n 2 --cold --buffered --baselines copy,raw
+# 4. Writes from device memory against raw pwrite from pinned host memory (own file: writes
+#    replace the pattern).
+wcommon="--file $write_file --file-size $size"
+figure write-buffered $wcommon -w -s "$size" -b 64M -t 4 -n 2 --buffered --baselines copy,raw
+figure write-direct $wcommon -w -s "$size" -b 64M -t 4 -n 2 --direct --baselines copy,raw
+# 5. 64 async 16 MiB reads on 4 streams against the same reads sync, serially.
+figure read-async $common -s "$small" -b 16M -t 1 -n 3 --api async --streams 4 --baselines copy,serial
+# 6. 128-entry batches of 64 KiB random reads against a loop of sync reads (hot).
+figure read-batch $common -s "$small" -b 64k -t 1 -n 3 --random --api batch --batch 128 --baselines serial
+# Correctness of the measured paths on this GPU: every byte checked (untimed).
+figure verify-read $common -s "$small" -b 16M -t 4 -n 1 --register --verify --baselines none
+figure verify-write $wcommon --create -w -s "$small" -b 16M -t 4 -n 1 --direct --verify --baselines none
+
+{
+    printf '['
+    first=1
+    for f in "$tmp"/[0-9]*.json; do
+        [ -e "$f" ] || continue
+        [ $first = 1 ] || printf ','
+        first=0
+        cat "$f"
+    done
+    printf ']\n'
+} > "$out/results.json"
+
+# One line per figure: hipfile best GB/s and the best-pass ratios, taken from the JSON.
+{
+    echo "== figures (best of passes; GB/s = 1e9 B/s)"
+    printf '%-22s %10s %12s %10s %10s %12s\n' figure "GB/s" "vs copy" "vs raw" "vs naive" "vs serial"
+    for f in "$tmp"/[0-9]*.json; do
+        [ -e "$f" ] || continue
+        awk '
+            /"figure":/ { gsub(/[",]/, "", $2); fig = $2 }
+            /"gbps_best":/ && gb == "" { gsub(/,/, "", $2); gb = $2 }
+            /"vs_[a-z_]*": \{/ { key = $1; gsub(/[":]/, "", key) }
+            /"best":/ && key != "" { gsub(/,/, "", $2); r[key] = $2; key = "" }
+            END {
+                printf "%-22s %10s %12s %10s %10s %12s\n", fig, gb, (r["vs_pinned_copy"] ? r["vs_pinned_copy"] : "-"),
+                    (r["vs_raw"] ? r["vs_raw"] : "-"), (r["vs_naive"] ? r["vs_naive"] : "-"),
+                    (r["vs_sync_serial"] ? r["vs_sync_serial"] : "-")
+            }' "$f"
+    done
+    echo "runs: $n, failed: $failures, $(($(date +%s) - start)) s"
+} >> "$summary"
+sed -n '/^== figures/,$p' "$summary"
+rm -f "$read_file" "$write_file"
+[ $failures -eq 0 ]
