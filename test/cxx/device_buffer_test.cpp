@@ -218,3 +218,52 @@ TEST_CASE("DeviceBuffer::allocate on another device restores the caller's device
   CHECK(live(1) == live1);
 #endif
 }
+
+#ifdef __HIP_PLATFORM_CPU__
+TEST_CASE("DeviceBuffer::allocate reports injected HIP failures and leaks nothing", "[device_buffer]") {
+  const int dev = current_device();
+  const auto live0 = live(dev);
+  SECTION("hipMalloc fails") {
+    hipcpuInjectFault("hipMalloc", 1, 1, hipErrorOutOfMemory);
+    auto b = DeviceBuffer::allocate(4096);
+    REQUIRE_FALSE(b.has_value());
+    CHECK(b.error() == hipfile::Error::from_hip(hipErrorOutOfMemory));
+  }
+  SECTION("hipGetDevice fails") {
+    hipcpuInjectFault("hipGetDevice", 1, 1, hipErrorNotInitialized);
+    auto b = DeviceBuffer::allocate(4096);
+    REQUIRE_FALSE(b.has_value());
+    CHECK(b.error() == hipfile::Error::from_hip(hipErrorNotInitialized));
+  }
+  SECTION("hipMalloc fails on another device: the caller's device is still restored") {
+    if (device_count() >= 2) {
+      REQUIRE(hipSetDevice(0) == hipSuccess);
+      hipcpuInjectFault("hipMalloc", 1, 1, hipErrorOutOfMemory);
+      auto b = DeviceBuffer::allocate(4096, 1);
+      REQUIRE_FALSE(b.has_value());
+      CHECK(b.error() == hipfile::Error::from_hip(hipErrorOutOfMemory));
+      CHECK(current_device() == 0);
+      CHECK(live(1) == 0);
+    }
+  }
+  hipcpuClearFaults();
+  CHECK(live(dev) == live0);
+  CHECK(current_device() == dev);
+}
+
+TEST_CASE("DeviceBuffer::free reports a failing hipFree", "[device_buffer]") {
+  const int dev = current_device();
+  auto b = DeviceBuffer::allocate(4096);
+  REQUIRE(b.has_value());
+  void* p = b->data();
+  hipcpuInjectFault("hipFree", 1, 1, hipErrorInvalidValue);
+  auto r = b->free();
+  hipcpuClearFaults();
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == hipfile::Error::from_hip(hipErrorInvalidValue));
+  CHECK_FALSE(*b);
+  // The injected failure freed nothing; give the memory back for real.
+  CHECK(hipcpuDeviceOf(p) == dev);
+  CHECK(hipFree(p) == hipSuccess);
+}
+#endif

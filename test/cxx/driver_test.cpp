@@ -5,6 +5,7 @@
 #include <hipfile++/driver.hpp>
 
 #include <type_traits>
+#include <string>
 #include <utility>
 
 using hipfile::Driver;
@@ -107,5 +108,6 @@ TEST_CASE("Driver::properties answers while the driver is open", "[driver]") {
   auto d = Driver::open();
   REQUIRE(d.has_value());
   auto props = Driver::properties();
+  INFO((props ? std::string() : props.error().message()));
   REQUIRE(props.has_value());
 }

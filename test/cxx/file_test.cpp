@@ -96,8 +96,10 @@ TEST_CASE("File::open registers the descriptor; destruction deregisters, then cl
   // The same fd number registers again once reused.
   const int other = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(other >= 0);
-  REQUIRE(::dup2(other, fd) == fd);
-  ::close(other);
+  if (other != fd) {  // usually the lowest free number is fd itself
+    REQUIRE(::dup2(other, fd) == fd);
+    ::close(other);
+  }
   CHECK(can_register(fd));
   ::close(fd);
 }
