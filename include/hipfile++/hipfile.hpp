@@ -17,3 +17,5 @@
 #include "registration.hpp"
 #include "file.hpp"
 #include "io.hpp"
+#include "batch.hpp"
+#include "async.hpp"
