@@ -8,7 +8,7 @@
 # are missing. The whole set stays near 5 minutes so it fits a 10-minute device command:
 # each measurement is 2-3 passes, best and median reported.
 # Environment: BUILD, DATA_DIR (default /tmp; needs O_DIRECT, so not /dev/shm), SIZE (default
-# 8G), SMALL (default 1G: the async and verify passes), QUICK=1 (SIZE=1G SMALL=256M, a smoke
+# 8G), COMMIT (recorded in the summary where the tree has no .git), SMALL (default 1G: the async and verify passes), QUICK=1 (SIZE=1G SMALL=256M, a smoke
 # run), PLATFORM (default nvidia).
 set -u
 out=${1:?usage: bench/run.sh OUTDIR}
@@ -40,7 +40,7 @@ start=$(date +%s)
 
 {
     echo "bench/run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "commit: $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$here" diff --quiet 2>/dev/null || echo ' (dirty)')"
+    echo "commit: ${COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git; set COMMIT)")}$(git -C "$here" diff --quiet 2>/dev/null || echo ' (dirty)')"
     echo "host: $(uname -n) $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo)"
     command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
     echo "data: $read_file, $write_file ($size)"
