@@ -40,7 +40,7 @@ start=$(date +%s)
 
 {
     echo "bench/run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "commit: ${COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git; set COMMIT)")}$(git -C "$here" diff --quiet 2>/dev/null || echo ' (dirty)')"
+    echo "commit: ${COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git; set COMMIT)")}$(git -C "$here" rev-parse -q HEAD > /dev/null 2>&1 && ! git -C "$here" diff --quiet -- tools bench lib include 2>/dev/null && echo ' (dirty)')"
     echo "host: $(uname -n) $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo)"
     command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
     echo "data: $read_file, $write_file ($size)"
