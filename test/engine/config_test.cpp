@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// Configuration: size and boolean parsing, the environment, and correct data under every
+// shape of the engine (threads, chunk size, depth, inline threshold).
+#include <cstdlib>
+
+#include "../c_api/helpers.hpp"
+#include "engine/config.hpp"
+
+using namespace hipfile::test;
+using hipfile::engine::Config;
+using hipfile::engine::parse_bool;
+using hipfile::engine::parse_size;
+
+TEST_CASE("parse_size takes plain numbers and binary suffixes, and refuses the rest", "[config]") {
+  std::size_t v = 0;
+  CHECK((parse_size("4096", v) && v == 4096));
+  CHECK((parse_size("512k", v) && v == 512u << 10));
+  CHECK((parse_size("4M", v) && v == 4u << 20));
+  CHECK((parse_size("4MiB", v) && v == 4u << 20));
+  CHECK((parse_size("1g", v) && v == 1u << 30));
+  CHECK((parse_size("2T", v) && v == 2ull << 40));
+  for (const char* bad : {"", "-1", "4X", "M", "4 M", "99999999999999999999", "20000000000000T", "4Mx"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_size(bad, v));
+  }
+  CHECK_FALSE(parse_size(nullptr, v));
+}
+
+TEST_CASE("parse_bool takes true/false/1/0/yes/no/on/off in any case", "[config]") {
+  bool b = false;
+  for (const char* t : {"true", "TRUE", "1", "yes", "Yes", "on"}) CHECK((parse_bool(t, b) && b));
+  for (const char* f : {"false", "False", "0", "no", "NO", "off"}) CHECK((parse_bool(f, b) && !b));
+  for (const char* bad : {"", "2", "ya", "truee"}) CHECK_FALSE(parse_bool(bad, b));
+}
+
+TEST_CASE("Malformed environment values are ignored and defaults kept", "[config]") {
+  ::setenv("HIPFILE_CHUNK_SIZE", "lots", 1);
+  ::setenv("HIPFILE_ALLOW_COMPAT_MODE", "maybe", 1);
+  ::setenv("HIPFILE_THREADS", "100000", 1);
+  Config c = Config::from_environment();
+  ::unsetenv("HIPFILE_CHUNK_SIZE");
+  ::unsetenv("HIPFILE_ALLOW_COMPAT_MODE");
+  ::unsetenv("HIPFILE_THREADS");
+  Config d;
+  CHECK(c.chunk_size == d.chunk_size);
+  CHECK(c.allow_compat == d.allow_compat);
+  CHECK(c.threads == d.threads);
+}
+
+TEST_CASE("Well-formed environment values are applied", "[config]") {
+  ::setenv("HIPFILE_CHUNK_SIZE", "100k", 1);  // rounded up to 4 KiB
+  ::setenv("HIPFILE_THREADS", "3", 1);
+  ::setenv("HIPFILE_FORCE_ODIRECT", "1", 1);
+  Config c = Config::from_environment();
+  ::unsetenv("HIPFILE_CHUNK_SIZE");
+  ::unsetenv("HIPFILE_THREADS");
+  ::unsetenv("HIPFILE_FORCE_ODIRECT");
+  CHECK(c.chunk_size == 102400);
+  CHECK(c.threads == 3);
+  CHECK(c.effective_threads() == 3);
+  CHECK(c.force_odirect);
+}
+
+TEST_CASE("Every engine shape moves the same bytes", "[config]") {
+  struct Shape {
+    const char* threads;
+    const char* chunk;
+    const char* depth;
+    const char* inline_threshold;
+    const char* odirect;
+  };
+  const Shape shape = GENERATE(Shape{"1", "64k", "1", "0", "0"}, Shape{"3", "64k", "4", "0", "1"},
+                               Shape{"2", "1M", "2", "16M", "0"}, Shape{"5", "256k", "3", "4k", "1"});
+  CAPTURE(shape.threads, shape.chunk, shape.depth, shape.inline_threshold, shape.odirect);
+  ClosedDriver guard;
+  ::setenv("HIPFILE_THREADS", shape.threads, 1);
+  ::setenv("HIPFILE_CHUNK_SIZE", shape.chunk, 1);
+  ::setenv("HIPFILE_STAGING_DEPTH", shape.depth, 1);
+  ::setenv("HIPFILE_INLINE_THRESHOLD", shape.inline_threshold, 1);
+  ::setenv("HIPFILE_FORCE_ODIRECT", shape.odirect, 1);
+  const std::size_t n = (5u << 20) + 4097;
+  TempFile f(n, 81);
+  {
+    Registered r(f.path(), O_RDWR);
+    DeviceMem mem(n);
+    REQUIRE(hipFileRead(r.handle, mem.get(), n - 3, 3, 0) == static_cast<ssize_t>(n - 3));
+    CHECK(to_host(mem.get(), n - 3) == pattern(n - 3, 81, 3));
+    to_device(mem.get(), pattern(n, 82));
+    REQUIRE(hipFileWrite(r.handle, mem.get(), n - 8192, 8192, 0) == static_cast<ssize_t>(n - 8192));
+  }
+  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_STAGING_DEPTH",
+                        "HIPFILE_INLINE_THRESHOLD", "HIPFILE_FORCE_ODIRECT"})
+    ::unsetenv(v);
+  auto file = read_file(f.path());
+  CHECK(std::vector<std::byte>(file.begin(), file.begin() + 8192) == pattern(8192, 81));
+  CHECK(std::vector<std::byte>(file.begin() + 8192, file.end()) == pattern(n - 8192, 82));
+}

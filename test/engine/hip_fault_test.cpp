@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// HIP runtime failures inside I/O (injected through hip-cpu) come back as
+// -hipFileHipDriverError, never as a raw -hipError_t, and the engine recovers. Staging memory is
+// allocated once and reused.
+#include "../c_api/helpers.hpp"
+
+#ifdef __HIP_PLATFORM_CPU__
+#include <hip/hip_cpu.h>
+
+using namespace hipfile::test;
+
+TEST_CASE("A failed device copy fails the request with HipDriverError", "[hip]") {
+  ClosedDriver guard;
+  const std::size_t n = GENERATE(std::size_t{64} << 10, std::size_t{24} << 20);  // inline and workers
+  CAPTURE(n);
+  TempFile f(n, 71);
+  Registered r(f.path(), O_RDWR);
+  DeviceMem mem(n);
+  const char* api = GENERATE("hipMemcpyAsync", "hipEventSynchronize", "hipStreamSynchronize");
+  CAPTURE(api);
+  // A single-chunk request never waits on a slot's event, only on the lane's stream.
+  const bool reaches_api = std::string(api) != "hipEventSynchronize" || n > (1u << 20);
+  hipcpuInjectFault(api, 1, 1, hipErrorLaunchFailure);
+  ssize_t rd = hipFileRead(r.handle, mem.get(), n, 0, 0);
+  hipcpuClearFaults();
+  if (reaches_api) CHECK(rd == -hipFileHipDriverError);
+  hipcpuInjectFault(api, 1, 1, hipErrorLaunchFailure);
+  ssize_t w = hipFileWrite(r.handle, mem.get(), n, 0, 0);
+  hipcpuClearFaults();
+  if (std::string(api) != "hipStreamSynchronize") CHECK(w == -hipFileHipDriverError);
+  // Recovery: both directions work again.
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 71));
+}
+
+TEST_CASE("A staging allocation failure is reported and retried on the next request", "[hip]") {
+  ClosedDriver guard;
+  const std::size_t n = 256u << 10;
+  TempFile f(n, 72);
+  Registered r(f.path(), O_RDONLY);
+  DeviceMem mem(n);
+  hipcpuInjectFault("hipHostMalloc", 1, 1, hipErrorOutOfMemory);
+  CHECK(hipFileRead(r.handle, mem.get(), n, 0, 0) == -hipFileHipDriverError);
+  hipcpuClearFaults();
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 72));
+}
+
+TEST_CASE("A failed pointer query is HipDriverError, and an allocation check precedes I/O", "[hip]") {
+  ClosedDriver guard;
+  TempFile f(4096, 73);
+  Registered r(f.path(), O_RDONLY);
+  DeviceMem mem(4096);
+  hipcpuInjectFault("hipPointerGetAttributes", 1, 1, hipErrorUnknown);
+  CHECK(hipFileRead(r.handle, mem.get(), 4096, 0, 0) == -hipFileHipDriverError);
+  hipcpuClearFaults();
+  hipcpuInjectFault("hipPointerGetAttributes", 1, 1, hipErrorUnknown);
+  hipFileError_t e = hipFileBufRegister(mem.get(), 4096, 0);
+  hipcpuClearFaults();
+  CHECK(e.err == hipFileHipDriverError);
+  CHECK(e.hip_drv_err == hipErrorUnknown);
+}
+
+TEST_CASE("Staging memory is allocated once and reused", "[hip]") {
+  ClosedDriver guard;
+  const std::size_t n = 32u << 20;
+  TempFile f(n, 74);
+  Registered r(f.path(), O_RDWR);
+  DeviceMem mem(n);
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));  // warm up
+  REQUIRE(hipFileRead(r.handle, mem.get(), 4096, 0, 0) == 4096);
+  REQUIRE(hipFileWrite(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  hipcpuResetCallCounts();
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+    REQUIRE(hipFileRead(r.handle, mem.get(), 4096, 4096, 0) == 4096);
+    REQUIRE(hipFileWrite(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  }
+  CHECK(hipcpuCallCount("hipHostMalloc") == 0);
+  CHECK(hipcpuCallCount("hipStreamCreateWithFlags") == 0);
+  CHECK(hipcpuCallCount("hipMemcpyAsync") > 0);
+}
+#endif

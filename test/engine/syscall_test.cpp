@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// The system-call edge: EINTR, short counts and errors from pread/pwrite, and which of the
+// library's descriptors (buffered or O_DIRECT) serves which range.
+#include <fcntl.h>
+
+#include "../c_api/helpers.hpp"
+#include "seam.hpp"
+
+using namespace hipfile::test;
+
+TEST_CASE("EINTR and short counts are retried until the whole request moved", "[syscall]") {
+  ClosedDriver guard;
+  const std::size_t n = (3u << 20) + 99;
+  TempFile f(n, 61);
+  Registered r(f.path(), O_RDWR);
+  const bool device = GENERATE(true, false);
+  CAPTURE(device);
+  ScopedSyscalls sc;
+  sc.script().max_chunk = 100000;
+  sc.script().eintr_every_other = true;
+  DeviceMem dmem(n);
+  std::vector<std::byte> hmem(n);
+  void* mem = device ? dmem.get() : static_cast<void*>(hmem.data());
+  REQUIRE(hipFileRead(r.handle, mem, n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK((device ? to_host(mem, n) : hmem) == pattern(n, 61));
+  const auto data = pattern(n, 62);
+  if (device) to_device(mem, data); else std::copy(data.begin(), data.end(), hmem.begin());
+  REQUIRE(hipFileWrite(r.handle, mem, n, 5, 0) == static_cast<ssize_t>(n));
+  auto file = read_file(f.path());
+  CHECK(std::vector<std::byte>(file.begin() + 5, file.end()) == pattern(n, 62));
+  CHECK(sc.script().calls > 60);  // it really went through the short-count path
+}
+
+TEST_CASE("A failing pread or pwrite is reported as -1 with its errno", "[syscall]") {
+  ClosedDriver guard;
+  const std::size_t n = 16u << 20;
+  TempFile f(n, 63);
+  Registered r(f.path(), O_RDWR);
+  DeviceMem mem(n);
+  const int err = GENERATE(EIO, ENOSPC, EFBIG);
+  const int after = GENERATE(0, 3);
+  CAPTURE(err, after);
+  {
+    ScopedSyscalls sc;
+    sc.script().fail_errno = err;
+    sc.script().fail_after = after;
+    errno = 0;
+    CHECK(hipFileRead(r.handle, mem.get(), n, 0, 0) == -1);
+    CHECK(errno == err);
+    sc.script().calls = 0;
+    errno = 0;
+    CHECK(hipFileWrite(r.handle, mem.get(), n, 0, 0) == -1);
+    CHECK(errno == err);
+  }
+  // The engine recovers: the next request works.
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 63));
+}
+
+TEST_CASE("A pwrite that makes no progress is an error, not a hang", "[syscall]") {
+  ClosedDriver guard;
+  TempFile f(4096, 64);
+  Registered r(f.path(), O_RDWR);
+  ScopedSyscalls sc;
+  hipfile::sys::ops.pwrite = [](int, const void*, size_t, off_t) -> ssize_t { return 0; };
+  std::vector<std::byte> host(4096);
+  errno = 0;
+  CHECK(hipFileWrite(r.handle, host.data(), host.size(), 0, 0) == -1);
+  CHECK(errno == EIO);
+}
+
+namespace {
+bool has_odirect(int fd) { return (::fcntl(fd, F_GETFL) & O_DIRECT) != 0; }
+}  // namespace
+
+TEST_CASE("O_DIRECT serves the aligned middle only when the client asked for it", "[syscall]") {
+  ClosedDriver guard;
+  const std::size_t n = 12u << 20;
+  TempFile f(n, 65);
+  int probe = ::open(f.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (probe < 0) {
+    WARN("no O_DIRECT on the test directory's file system");
+    return;
+  }
+  ::close(probe);
+  const bool client_direct = GENERATE(false, true);
+  CAPTURE(client_direct);
+  Registered r(f.path(), O_RDWR | (client_direct ? O_DIRECT : 0));
+  DeviceMem mem(n);
+  ScopedSyscalls sc;
+  REQUIRE(hipFileRead(r.handle, mem.get(), n - 1000, 1000, 0) == static_cast<ssize_t>(n - 1000));
+  CHECK(to_host(mem.get(), n - 1000) == pattern(n - 1000, 65, 1000));
+  bool direct_used = false, buffered_used = false;
+  for (int fd : sc.script().fds_used) (has_odirect(fd) ? direct_used : buffered_used) = true;
+  CHECK(direct_used == client_direct);
+  CHECK(sc.script().fds_used.count(r.fd) == 0);  // never the client's own fd
+}
