@@ -1,35 +1,178 @@
 // SPDX-License-Identifier: MIT
-// Parameters and driver properties. Not implemented yet (issue 6): every entry point links and
-// reports hipFileInternalError.
+// Parameters and driver properties with cuFile's semantics (doc/configuration.md): parameters
+// are staged while the driver is closed and applied at open; properties and the DriverSet*
+// setters work open or closed.
 #include <hipfile/hipfile.h>
+
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "api/guard.hpp"
+#include "engine/driver.hpp"
+#include "engine/params.hpp"
+
+using hipfile::api::guarded;
+using hipfile::engine::Config;
+using hipfile::engine::Driver;
+using hipfile::engine::Params;
+using hipfile::engine::Status;
+
+namespace {
+
+constexpr hipFileError_t err(hipFileOpError_t e) { return {e, hipSuccess}; }
+
+// Setter limits (KiB). Values cuFile keeps in an unsigned above UINT_MAX: DriverInvalidProps.
+constexpr std::size_t kMaxDirectIOKiB = std::size_t{1} << 20;  // 1 GiB chunks
+constexpr std::size_t kMinDirectIOKiB = 64;
+constexpr std::size_t kMaxPollKiB = std::size_t{1} << 20;
+
+template <class P, class V>
+hipFileError_t set_limit(P param, V value) {
+  return Driver::get()
+      .set_limit([&](Config& c) { return hipfile::engine::set_param(c, param, value); },
+                 [&](Params& p) {
+                   Config scratch;
+                   if (Status st = hipfile::engine::set_param(scratch, param, value); !st.ok()) return st;
+                   if constexpr (std::is_same_v<V, bool>)
+                     p.bools[param] = value;
+                   else
+                     p.sizes[param] = value;
+                   return Status::success();
+                 })
+      .to_error();
+}
+
+}  // namespace
 
 extern "C" {
 
-HIPFILE_API hipFileError_t hipFileDriverGetProperties(hipFileDriverProps_t*) {
-  return {hipFileInternalError, hipSuccess};
+HIPFILE_API hipFileError_t hipFileDriverGetProperties(hipFileDriverProps_t* props) {
+  return guarded([&]() -> hipFileError_t {
+    if (props == nullptr) return err(hipFileInvalidValue);
+    const Config c = Driver::get().effective_config();
+    hipFileDriverProps_t p{};
+    p.nvfs.major_version = HIPFILE_VERSION_MAJOR;
+    p.nvfs.minor_version = HIPFILE_VERSION_MINOR;
+    p.nvfs.poll_thresh_size = c.poll_threshold_kb;
+    p.nvfs.max_direct_io_size = c.chunk_size / 1024;
+    p.nvfs.driver_status_flags = 0;  // no kernel-assisted file system support is claimed
+    p.nvfs.driver_control_flags = (c.use_poll_mode ? 1u << hipFileUsePollMode : 0u) |
+                                  (c.allow_compat ? 1u << hipFileAllowCompatMode : 0u);
+    p.feature_flags = (1u << hipFileBatchIOSupported) | (1u << hipFileStreamsSupported) |
+                      (c.parallel_io ? 1u << hipFileParallelIOSupported : 0u);
+    p.max_device_cache_size = c.max_device_cache_kb;
+    p.per_buffer_cache_size = c.per_buffer_cache_kb;
+    p.max_device_pinned_mem_size = c.pinned_limit / 1024;
+    p.max_batch_io_count = static_cast<unsigned>(c.io_batch_size);
+    p.max_batch_io_timeout_msecs = static_cast<unsigned>(c.batch_timeout_ms);
+    *props = p;
+    return err(hipFileSuccess);
+  });
 }
-HIPFILE_API hipFileError_t hipFileDriverSetPollMode(bool, size_t) { return {hipFileInternalError, hipSuccess}; }
-HIPFILE_API hipFileError_t hipFileDriverSetMaxDirectIOSize(size_t) { return {hipFileInternalError, hipSuccess}; }
-HIPFILE_API hipFileError_t hipFileDriverSetMaxCacheSize(size_t) { return {hipFileInternalError, hipSuccess}; }
-HIPFILE_API hipFileError_t hipFileDriverSetMaxPinnedMemSize(size_t) { return {hipFileInternalError, hipSuccess}; }
 
-HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t, size_t*) {
-  return {hipFileInternalError, hipSuccess};
+HIPFILE_API hipFileError_t hipFileDriverSetPollMode(bool poll, size_t threshold_kb) {
+  return guarded([&]() -> hipFileError_t {
+    if (threshold_kb > UINT_MAX) return err(hipFileDriverInvalidProps);
+    if (threshold_kb > kMaxPollKiB || (poll && threshold_kb == 0)) return err(hipFileDriverUnsupportedLimit);
+    hipFileError_t e = set_limit(hipFileParamPollthresholdSizeKB, threshold_kb);
+    if (e.err != hipFileSuccess) return e;
+    return set_limit(hipFileParamPropertiesUsePollMode, poll);
+  });
 }
-HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t, bool*) {
-  return {hipFileInternalError, hipSuccess};
+
+HIPFILE_API hipFileError_t hipFileDriverSetMaxDirectIOSize(size_t kb) {
+  return guarded([&]() -> hipFileError_t {
+    if (kb > UINT_MAX) return err(hipFileDriverInvalidProps);
+    if (kb < kMinDirectIOKiB || kb > kMaxDirectIOKiB) return err(hipFileDriverUnsupportedLimit);
+    return set_limit(hipFileParamPropertiesMaxDirectIOSizeKB, kb);
+  });
 }
-HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t, char*, int) {
-  return {hipFileInternalError, hipSuccess};
+
+HIPFILE_API hipFileError_t hipFileDriverSetMaxCacheSize(size_t kb) {
+  return guarded([&]() -> hipFileError_t {
+    if (kb > UINT_MAX) return err(hipFileDriverInvalidProps);
+    if (kb == 0) return err(hipFileDriverUnsupportedLimit);
+    return set_limit(hipFileParamPropertiesMaxDeviceCacheSizeKB, kb);
+  });
 }
-HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t, size_t) {
-  return {hipFileInternalError, hipSuccess};
+
+HIPFILE_API hipFileError_t hipFileDriverSetMaxPinnedMemSize(size_t kb) {
+  return guarded([&]() -> hipFileError_t {
+    if (kb > UINT_MAX) return err(hipFileDriverInvalidProps);
+    if (kb < 64) return err(hipFileDriverUnsupportedLimit);
+    return set_limit(hipFileParamPropertiesMaxDevicePinnedMemSizeKB, kb);
+  });
 }
-HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t, bool) {
-  return {hipFileInternalError, hipSuccess};
+
+HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t param, size_t* value) {
+  return guarded([&]() -> hipFileError_t {
+    if (value == nullptr) return err(hipFileInvalidValue);
+    std::size_t v = 0;
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    *value = v;
+    return err(hipFileSuccess);
+  });
 }
-HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t, const char*) {
-  return {hipFileInternalError, hipSuccess};
+
+HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t param, bool* value) {
+  return guarded([&]() -> hipFileError_t {
+    if (value == nullptr) return err(hipFileInvalidValue);
+    bool v = false;
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    *value = v;
+    return err(hipFileSuccess);
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t param, char* desc_str, int len) {
+  return guarded([&]() -> hipFileError_t {
+    if (desc_str == nullptr || len <= 0) return err(hipFileInvalidValue);
+    std::string v;
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    if (v.size() + 1 > static_cast<std::size_t>(len)) return err(hipFileInvalidValue);
+    std::memcpy(desc_str, v.c_str(), v.size() + 1);
+    return err(hipFileSuccess);
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t param, size_t value) {
+  return guarded([&] {
+    return Driver::get()
+        .stage([&](Params& p) {
+          Config scratch;
+          if (Status st = set_param(scratch, param, value); !st.ok()) return st;
+          p.sizes[param] = value;
+          return Status::success();
+        })
+        .to_error();
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t param, bool value) {
+  return guarded([&] {
+    return Driver::get()
+        .stage([&](Params& p) {
+          Config scratch;
+          if (Status st = set_param(scratch, param, value); !st.ok()) return st;
+          p.bools[param] = value;
+          return Status::success();
+        })
+        .to_error();
+  });
+}
+
+HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t param, const char* desc_str) {
+  return guarded([&] {
+    return Driver::get()
+        .stage([&](Params& p) {
+          Config scratch;
+          if (Status st = set_param(scratch, param, desc_str); !st.ok()) return st;
+          p.strings[param] = std::string(desc_str);
+          return Status::success();
+        })
+        .to_error();
+  });
 }
 
 }  // extern "C"

@@ -8,7 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <thread>
+
+#include "engine/log.hpp"
 
 namespace hipfile::engine {
 
@@ -56,47 +61,89 @@ bool parse_bool(const char* text, bool& out) noexcept {
   return false;
 }
 
+std::string Config::log_path() const {
+  if (!log_file.empty()) return log_file;
+  if (!log_dir.empty()) {
+    struct stat st{};
+    if (::stat(log_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      return log_dir + "/hipfile_" + std::to_string(::getpid()) + ".log";
+  }
+  return {};
+}
+
 namespace {
 
-void complain(const char* name, const char* value, const char* expected) {
-  std::fprintf(stderr, "hipfile: ignoring %s=\"%s\": expected %s\n", name, value, expected);
-}
+struct EnvReader {
+  std::vector<Config::Problem>* problems;
 
-void env_bool(const char* name, bool& field) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return;
-  if (!parse_bool(v, field)) complain(name, v, "true/false/1/0/yes/no");
-}
-
-void env_size(const char* name, std::size_t& field, std::size_t min, std::size_t max) {
-  const char* v = std::getenv(name);
-  if (v == nullptr) return;
-  std::size_t parsed = 0;
-  if (!parse_size(v, parsed) || parsed < min || parsed > max) {
-    complain(name, v, "a size such as 4096, 512k, 4M, 1G within the documented range");
-    return;
+  void complain(const char* name, const char* value, const char* expected) {
+    std::string key = std::string(name) + "=" + value;
+    std::string msg = std::string("ignoring ") + name + "=\"" + value + "\": expected " + expected;
+    if (problems) {
+      problems->push_back({std::move(key), std::move(msg)});
+    } else {
+      log::once(key, log::Level::Warn, "%s", msg.c_str());
+    }
   }
-  field = parsed;
-}
+
+  void boolean(const char* name, bool& field) {
+    const char* v = std::getenv(name);
+    if (v == nullptr) return;
+    if (!parse_bool(v, field)) complain(name, v, "true/false/1/0/yes/no/on/off");
+  }
+
+  void size(const char* name, std::size_t& field, std::size_t min, std::size_t max) {
+    const char* v = std::getenv(name);
+    if (v == nullptr) return;
+    std::size_t parsed = 0;
+    if (!parse_size(v, parsed) || parsed < min || parsed > max) {
+      char expected[160];
+      std::snprintf(expected, sizeof expected, "a size such as 4096, 512k, 4M, 1G between %zu and %zu", min, max);
+      complain(name, v, expected);
+      return;
+    }
+    field = parsed;
+  }
+
+  void text(const char* name, std::string& field) {
+    if (const char* v = std::getenv(name)) field = v;
+  }
+};
 
 }  // namespace
 
-Config Config::from_environment() {
+Config Config::from_environment(std::vector<Problem>* problems) {
   Config c;
+  EnvReader env{problems};
   std::size_t threads = c.threads;
-  env_size("HIPFILE_THREADS", threads, 0, 256);
+  env.size("HIPFILE_THREADS", threads, 0, 256);
   c.threads = static_cast<unsigned>(threads);
-  env_size("HIPFILE_CHUNK_SIZE", c.chunk_size, 64u << 10, 1u << 30);
+  env.size("HIPFILE_CHUNK_SIZE", c.chunk_size, 64u << 10, 1u << 30);
   c.chunk_size = (c.chunk_size + 4095) & ~std::size_t{4095};
   std::size_t depth = c.staging_depth;
-  env_size("HIPFILE_STAGING_DEPTH", depth, 1, 16);
+  env.size("HIPFILE_STAGING_DEPTH", depth, 1, 16);
   c.staging_depth = static_cast<unsigned>(depth);
-  env_size("HIPFILE_INLINE_THRESHOLD", c.inline_threshold, 0, std::size_t{1} << 40);
-  env_bool("HIPFILE_ALLOW_COMPAT_MODE", c.allow_compat);
-  env_bool("HIPFILE_FORCE_COMPAT_MODE", c.force_compat);
-  env_bool("HIPFILE_FORCE_ODIRECT", c.force_odirect);
-  env_bool("HIPFILE_DURABLE_WRITES", c.durable_writes);
-  env_bool("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
+  env.size("HIPFILE_INLINE_THRESHOLD", c.inline_threshold, 0, std::size_t{1} << 40);
+  env.size("HIPFILE_MAX_PINNED_MEMORY", c.pinned_limit, 64u << 10, std::size_t{1} << 50);
+  env.boolean("HIPFILE_PARALLEL_IO", c.parallel_io);
+  env.boolean("HIPFILE_ALLOW_COMPAT_MODE", c.allow_compat);
+  env.boolean("HIPFILE_FORCE_COMPAT_MODE", c.force_compat);
+  env.boolean("HIPFILE_FORCE_ODIRECT", c.force_odirect);
+  env.boolean("HIPFILE_DURABLE_WRITES", c.durable_writes);
+  env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
+  std::size_t stats = c.stats_level;
+  env.size("HIPFILE_STATS_LEVEL", stats, 0, 3);
+  c.stats_level = static_cast<unsigned>(stats);
+  env.text("HIPFILE_STATS_FILE", c.stats_file);
+  if (const char* v = std::getenv("HIPFILE_LOG_LEVEL")) {
+    log::Level level;
+    if (log::parse(v, level))
+      c.log_level = static_cast<int>(level);
+    else
+      env.complain("HIPFILE_LOG_LEVEL", v, "ERROR, WARN, INFO, DEBUG or TRACE");
+  }
+  env.text("HIPFILE_LOG_FILE", c.log_file);
+  env.text("HIPFILE_LOG_DIR", c.log_dir);
   return c;
 }
 

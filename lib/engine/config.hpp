@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hipfile::engine {
 
@@ -19,13 +20,49 @@ struct Config {
   bool force_odirect = false;              // use O_DIRECT even when the client fd did not ask
   bool durable_writes = false;             // fdatasync once at the end of every write call
   bool allow_system_memory = true;         // host and managed memory as I/O targets
+  bool parallel_io = true;                 // false: every request runs inline on the caller's thread
+  // Pinned staging memory the engine may hold, all devices together (cuFile's
+  // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
+  // then depth to fit; it never goes below one thread, one 64 KiB slot.
+  std::size_t pinned_limit = std::size_t{32} << 30;
+
+  // Reported by hipFileDriverGetProperties and the parameter API; no engine effect (see
+  // doc/configuration.md).
+  bool use_poll_mode = false;
+  std::size_t poll_threshold_kb = 4;
+  std::size_t max_device_cache_kb = 131072;
+  std::size_t per_buffer_cache_kb = 1024;
+  std::size_t max_request_parallelism = 0;  // 0 = every worker
+  std::size_t io_batch_size = 128;
+  std::size_t batch_timeout_ms = 0;
+  bool api_check_aggressive = false;
+  bool nvtx = false;
+  bool use_pcip2pdma = false;
+  bool prefer_io_uring = false;
+  bool skip_topology_detection = false;
+  bool stream_memops_bypass = false;
+
+  // Observability.
+  unsigned stats_level = 1;     // HIPFILE_STATS_LEVEL: 0 off, 1 counters, 2 + histograms, 3 + per device
+  std::string stats_file;       // HIPFILE_STATS_FILE: report written at last close, exit, hipFileStatsWrite
+  int log_level = 1;            // log::Level; WARN
+  std::string log_file;         // HIPFILE_LOG_FILE; empty = stderr (or log_dir)
+  std::string log_dir;          // HIPFILE_LOG_DIR: log to <dir>/hipfile_<pid>.log when log_file is empty
 
   /// Worker count after resolving 0 = automatic.
   unsigned effective_threads() const noexcept;
 
-  /// Defaults overridden by the environment. Malformed values are reported (once, to stderr
-  /// until the logger exists) and ignored.
-  static Config from_environment();
+  /// Defaults overridden by the environment. Malformed values are ignored; each is described in
+  /// `problems` as {key, message} (key = "VAR=value", for log::once), or logged at once as a
+  /// warning when `problems` is null.
+  struct Problem {
+    std::string key, message;
+  };
+  static Config from_environment(std::vector<Problem>* problems);
+  static Config from_environment() { return from_environment(nullptr); }
+
+  /// Where the log goes: log_file, else <log_dir>/hipfile_<pid>.log, else "" (stderr).
+  std::string log_path() const;
 };
 
 /// Parses "4M", "512k", "1G", "4096" (binary multiples). False on malformed input or overflow.

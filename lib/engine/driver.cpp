@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "engine/driver.hpp"
 
+#include "engine/log.hpp"
+#include "engine/stats.hpp"
+
 namespace hipfile::engine {
 
 Driver& Driver::get() {
@@ -10,8 +13,18 @@ Driver& Driver::get() {
 
 void Driver::open_locked() {
   if (refs_++ == 0) {
+    std::vector<Config::Problem> problems;
+    Config c = Config::from_environment(&problems);
+    params_.apply(c);  // defaults < environment < parameters set through the API
+    // The logger first, so that configuration problems reach the configured destination.
+    log::configure(static_cast<log::Level>(c.log_level), c.log_path());
+    for (const Config::Problem& p : problems) log::once(p.key, log::Level::Warn, "%s", p.message.c_str());
+    stats::on_open(c);
+    HIPFILE_LOG(Info, "driver open: threads %u, chunk %zu KiB, depth %u, inline up to %zu B, pinned limit %zu KiB",
+                c.effective_threads(), c.chunk_size >> 10, c.staging_depth, c.inline_threshold,
+                c.pinned_limit >> 10);
     std::lock_guard lock(state_mu_);
-    config_ = Config::from_environment();
+    config_ = std::move(c);
   }
 }
 
@@ -38,11 +51,15 @@ void Driver::teardown_locked() {
   // and staging memory go away with it.
   files.clear();
   buffers.clear();
-  std::unique_ptr<Engine> engine;
+  std::shared_ptr<Engine> engine;
   {
     std::lock_guard lock(state_mu_);
     engine = std::move(engine_);
   }
+  engine.reset();
+  stats::on_last_close();
+  params_.clear();  // cuFile: parameters return to their defaults at the last close
+  HIPFILE_LOG(Info, "driver closed");
 }
 
 std::int64_t Driver::use_count() const {
@@ -54,10 +71,37 @@ Config Driver::config() const {
   return config_;
 }
 
-Engine& Driver::engine() {
+std::shared_ptr<Engine> Driver::engine() {
   std::lock_guard lock(state_mu_);
-  if (!engine_) engine_ = std::make_unique<Engine>(config_);
-  return *engine_;
+  if (!engine_) engine_ = std::make_shared<Engine>(config_);
+  return engine_;
+}
+
+Status Driver::stage(const std::function<Status(Params&)>& change) {
+  std::lock_guard lock(mu_);
+  if (refs_ > 0) return Status::of(hipFileDriverAlreadyOpen);
+  return change(params_);
+}
+
+Config Driver::effective_config() const {
+  std::lock_guard lock(mu_);
+  if (refs_ > 0) return config();
+  std::vector<Config::Problem> ignored;  // reported at open, not by every Get
+  Config c = Config::from_environment(&ignored);
+  params_.apply(c);
+  return c;
+}
+
+Status Driver::set_limit(const std::function<Status(Config&)>& live, const std::function<Status(Params&)>& staged) {
+  std::lock_guard lock(mu_);
+  if (refs_ == 0) return staged(params_);
+  Config c = config();
+  if (Status st = live(c); !st.ok()) return st;
+  std::lock_guard state(state_mu_);
+  const bool reshape = c.chunk_size != config_.chunk_size || c.pinned_limit != config_.pinned_limit;
+  config_ = std::move(c);
+  if (reshape) engine_.reset();  // later requests build an engine of the new shape
+  return Status::success();
 }
 
 }  // namespace hipfile::engine

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -13,6 +14,7 @@
 #include "engine/config.hpp"
 #include "engine/engine.hpp"
 #include "engine/file_table.hpp"
+#include "engine/params.hpp"
 #include "engine/status.hpp"
 
 namespace hipfile::engine {
@@ -32,8 +34,19 @@ class Driver {
 
   /// The configuration in force (valid while open).
   Config config() const;
-  /// The staging engine, started on first use.
-  Engine& engine();
+  /// The staging engine, started on first use. Shared: a setter that changes the engine's shape
+  /// while open drops the driver's reference, and requests in flight keep the old engine alive.
+  std::shared_ptr<Engine> engine();
+
+  /// Parameter API (cuFile semantics). `change` edits the staged values; refused with
+  /// DriverAlreadyOpen while open.
+  Status stage(const std::function<Status(Params&)>& change);
+  /// The configuration Get and GetProperties report: the one in force while open, else
+  /// defaults < environment < staged parameters.
+  Config effective_config() const;
+  /// hipFileDriverSet*: while open, `live` edits the running configuration and the engine is
+  /// rebuilt for later requests when its shape changed; while closed, `staged` stages the value.
+  Status set_limit(const std::function<Status(Config&)>& live, const std::function<Status(Params&)>& staged);
 
   FileTable files;
   BufferTable buffers;
@@ -49,7 +62,8 @@ class Driver {
   std::atomic<std::int64_t> refs_{0};  // written under mu_, read anywhere
   mutable std::mutex state_mu_;
   Config config_;
-  std::unique_ptr<Engine> engine_;
+  std::shared_ptr<Engine> engine_;
+  Params params_;  // guarded by mu_
 };
 
 }  // namespace hipfile::engine

@@ -6,6 +6,7 @@
 #include <climits>
 #include <map>
 
+#include "engine/log.hpp"
 #include "gpu/hip.hpp"
 #include "sys/posix.hpp"
 
@@ -18,6 +19,32 @@ constexpr std::size_t kMinParallelChunk = 256u << 10;
 
 off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
 off_t align_up(off_t v, off_t a) noexcept { return align_down(v + a - 1, a); }
+
+// The configuration the engine runs with: parallel_io=false makes every request inline, and the
+// pinned staging it may hold, (workers + one inline lane) x depth x slot x devices, is brought
+// under pinned_limit by fewer workers, then smaller chunks (not below 64 KiB), then depth 1.
+Config shaped(Config c) {
+  if (!c.parallel_io) c.inline_threshold = SIZE_MAX;
+  int ndev = 0;
+  if (hipGetDeviceCount(&ndev) != hipSuccess || ndev < 1) ndev = 1;
+  unsigned threads = c.effective_threads();
+  auto need = [&] {
+    return static_cast<std::size_t>(threads + 1) * c.staging_depth * (c.chunk_size + kAlignSlack) *
+           static_cast<std::size_t>(ndev);
+  };
+  const Config asked = c;
+  const unsigned asked_threads = threads;
+  while (need() > c.pinned_limit && threads > 1) --threads;
+  while (need() > c.pinned_limit && c.chunk_size > (64u << 10))
+    c.chunk_size = std::max<std::size_t>(64u << 10, (c.chunk_size / 2 + 4095) & ~std::size_t{4095});
+  while (need() > c.pinned_limit && c.staging_depth > 1) --c.staging_depth;
+  c.threads = threads;
+  if (threads != asked_threads || c.chunk_size != asked.chunk_size || c.staging_depth != asked.staging_depth)
+    HIPFILE_LOG(Info, "pinned memory limit %zu KiB: engine uses %u threads, %zu KiB chunks, depth %u (asked %u, %zu KiB, %u)",
+                c.pinned_limit >> 10, threads, c.chunk_size >> 10, c.staging_depth, asked_threads,
+                asked.chunk_size >> 10, asked.staging_depth);
+  return c;
+}
 
 }  // namespace
 
@@ -66,10 +93,10 @@ struct Engine::Worker {
 };
 
 Engine::Engine(const Config& config)
-    : config_(config),
-      chunk_(config.chunk_size),
-      slot_bytes_(config.chunk_size + kAlignSlack),
-      inline_lanes_(std::max(1u, config.staging_depth), config.chunk_size + kAlignSlack) {}
+    : config_(shaped(config)),
+      chunk_(config_.chunk_size),
+      slot_bytes_(config_.chunk_size + kAlignSlack),
+      inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack) {}
 
 Engine::~Engine() {
   {
@@ -141,7 +168,7 @@ IoResult Engine::execute(const Request& req) {
     std::call_once(started_, [this] { start_workers(); });
     std::size_t per_worker = (req.size + workers_.size() - 1) / workers_.size();
     std::size_t c = std::clamp<std::size_t>((per_worker + 65535) & ~std::size_t{65535},
-                                            kMinParallelChunk, chunk_);
+                                            std::min(kMinParallelChunk, chunk_), chunk_);
     chunk = static_cast<off_t>(c);
   }
   job->chunk = chunk;
@@ -209,6 +236,7 @@ ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, 
       }
       if (n != -EINVAL) return n;
       f.direct_ok = false;  // the file system refuses this direct I/O: stay buffered
+      HIPFILE_LOG(Info, "O_DIRECT read refused (EINVAL) at offset %lld: this file continues buffered", static_cast<long long>(aa));
     }
   }
   return sys::pread_full(f.buffered_fd, stage, static_cast<std::size_t>(len), a);
@@ -223,6 +251,7 @@ ssize_t write_range(File& f, const std::byte* src, off_t a, off_t b) {
     ssize_t n = sys::pwrite_full(f.direct_fd, src, static_cast<std::size_t>(len), a);
     if (n != -EINVAL) return n;
     f.direct_ok = false;
+    HIPFILE_LOG(Info, "O_DIRECT write refused (EINVAL) at offset %lld: this file continues buffered", static_cast<long long>(a));
   }
   return sys::pwrite_full(f.buffered_fd, src, static_cast<std::size_t>(len), a);
 }

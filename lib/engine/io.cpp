@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "engine/driver.hpp"
+#include "engine/stats.hpp"
 #include "gpu/hip.hpp"
 #include "sys/posix.hpp"
 
@@ -42,6 +43,19 @@ Status resolve(const Driver& driver, const std::byte* base, const Config& config
   return Status::success();
 }
 
+// Records one request in the statistics when it leaves do_io, whatever the outcome.
+struct StatsScope {
+  const IoResult& result;
+  hipFileStatsOp_t op;
+  hipFileStatsPath_t path = hipFileStatsPathHost;
+  int device = -1;
+  std::uint64_t started = stats::start();
+  ~StatsScope() {
+    stats::record(path, op, device, result.ok() && result.bytes > 0 ? static_cast<std::size_t>(result.bytes) : 0,
+                  started, !result.ok());
+  }
+};
+
 }  // namespace
 
 IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
@@ -70,6 +84,10 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     r.status = st;
     return r;
   }
+  // Counted from here: the request is well formed and its memory known.
+  StatsScope counted{r, dir == Direction::Read ? hipFileStatsOpRead : hipFileStatsOpWrite};
+  counted.device = t.device;
+  if (t.kind == gpu::MemKind::Device) counted.path = hipFileStatsPathEngine;
   // Bounds: nothing outside [base + buffer_offset, + size) within the registration/allocation.
   const auto off = static_cast<std::size_t>(buffer_offset);
   if (off > t.usable || size > t.usable - off || (off == t.usable && t.usable != 0)) {
@@ -98,7 +116,7 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   req.device = t.kind == gpu::MemKind::Device ? t.device : -1;
   req.size = size;
   req.offset = file_offset;
-  r = driver.engine().execute(req);
+  r = driver.engine()->execute(req);
   if (r.ok() && dir == Direction::Write && config.durable_writes) {
     if (sys::ops.fdatasync(file->buffered_fd) != 0) r.status = Status::of_errno(errno);
   }

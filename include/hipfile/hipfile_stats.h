@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file hipfile_stats.h
+ * @brief In-process I/O statistics of libhipfile, in the spirit of cuFile's cuFileGetStatsL1-L3.
+ *
+ * Every synchronous, batch and async request is counted once, when it completes, under the path
+ * that served it (staging engine into device memory, host memory, a fastpath) and its operation
+ * (read or write). Levels (HIPFILE_STATS_LEVEL, hipFileParamProfileStats, hipFileSetStatsLevel):
+ *   0  nothing is recorded;
+ *   1  (default) per path and operation: operations, bytes, errors, total time;
+ *   2  level 1 plus request-size and latency histograms;
+ *   3  level 2 plus per-device counters.
+ * Recording costs a few relaxed atomic additions on a per-thread shard.
+ *
+ * Histogram bucket i counts values v with 2^i <= v < 2^(i+1) (bucket 0 also counts 0); the
+ * last bucket counts everything larger. Sizes are in bytes, latencies in nanoseconds.
+ *
+ * Setting HIPFILE_STATS_FILE=path makes the library write a text report there (mode 0600) at the
+ * last driver close, at process exit (if the driver was ever opened) and when hipFileStatsWrite
+ * is called; `hipfile-stats` reads and prints it (doc/statistics.md).
+ */
+#ifndef HIPFILE_STATS_H
+#define HIPFILE_STATS_H
+
+#include "hipfile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HIPFILE_STATS_VERSION 1
+#define HIPFILE_STATS_BUCKETS 48
+#define HIPFILE_STATS_MAX_DEVICES 16
+
+/** Where a request was served. */
+typedef enum hipFileStatsPath {
+    hipFileStatsPathEngine = 0,   /**< staging engine, device memory target */
+    hipFileStatsPathHost = 1,     /**< host (pinned, pageable) or managed memory target */
+    hipFileStatsPathCufile = 2,   /**< NVIDIA cuFile fastpath */
+    hipFileStatsPathAmd = 3,      /**< AMD hipAmdFileRead/Write fastpath */
+    hipFileStatsPathCount = 4
+} hipFileStatsPath_t;
+
+typedef enum hipFileStatsOp {
+    hipFileStatsOpRead = 0,
+    hipFileStatsOpWrite = 1,
+    hipFileStatsOpCount = 2
+} hipFileStatsOp_t;
+
+/** Counters of one path (or device) and operation. */
+typedef struct hipFileStatsCounters {
+    uint64_t ops;      /**< requests completed, failed ones included */
+    uint64_t bytes;    /**< bytes moved by successful requests */
+    uint64_t errors;   /**< requests that failed */
+    uint64_t time_ns;  /**< total time spent in the requests */
+} hipFileStatsCounters_t;
+
+typedef struct hipFileStatsL1 {
+    uint32_t version;  /**< HIPFILE_STATS_VERSION */
+    uint32_t level;    /**< the level in force when read */
+    hipFileStatsCounters_t path[hipFileStatsPathCount][hipFileStatsOpCount];
+} hipFileStatsL1_t;
+
+typedef struct hipFileStatsL2 {
+    hipFileStatsL1_t l1;
+    uint64_t size_hist[hipFileStatsPathCount][hipFileStatsOpCount][HIPFILE_STATS_BUCKETS];
+    uint64_t latency_hist[hipFileStatsPathCount][hipFileStatsOpCount][HIPFILE_STATS_BUCKETS];
+} hipFileStatsL2_t;
+
+typedef struct hipFileStatsL3 {
+    hipFileStatsL2_t l2;
+    /** Per HIP device index (devices beyond the last slot are counted in it). */
+    hipFileStatsCounters_t device[HIPFILE_STATS_MAX_DEVICES][hipFileStatsOpCount];
+} hipFileStatsL3_t;
+
+/** Copy the statistics; NULL gives hipFileInvalidValue. Never opens the driver. */
+HIPFILE_API hipFileError_t hipFileGetStatsL1(hipFileStatsL1_t *stats);
+HIPFILE_API hipFileError_t hipFileGetStatsL2(hipFileStatsL2_t *stats);
+HIPFILE_API hipFileError_t hipFileGetStatsL3(hipFileStatsL3_t *stats);
+/** Zero every counter. */
+HIPFILE_API hipFileError_t hipFileStatsReset(void);
+/** The recording level, 0-3. NULL gives hipFileInvalidValue. */
+HIPFILE_API hipFileError_t hipFileGetStatsLevel(int *level);
+/** Change the recording level now (0-3, else hipFileInvalidValue). The next driver open sets it
+ *  again from the configuration. */
+HIPFILE_API hipFileError_t hipFileSetStatsLevel(int level);
+/** Write the text report to `path`, or to HIPFILE_STATS_FILE when `path` is NULL (nothing
+ *  configured: hipFileInvalidValue). The file is created with mode 0600 and never followed
+ *  through a symbolic link. */
+HIPFILE_API hipFileError_t hipFileStatsWrite(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIPFILE_STATS_H */
