@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// Statistics: exact counters per path and operation after known I/O, levels, reset, the report
+// file. Each test starts with the driver closed and the counters zeroed.
+#include <hipfile/hipfile_stats.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "../c_api/helpers.hpp"
+
+using namespace hipfile::test;
+
+namespace {
+
+constexpr hipFileOpError_t ok = hipFileSuccess;
+constexpr int R = hipFileStatsOpRead, W = hipFileStatsOpWrite;
+constexpr int ENG = hipFileStatsPathEngine, HOST = hipFileStatsPathHost;
+
+struct Fresh : ClosedDriver {
+  Fresh(int level) {
+    REQUIRE(hipFileDriverOpen().err == ok);
+    REQUIRE(hipFileDriverClose().err == ok);
+    REQUIRE(hipFileStatsReset().err == ok);
+    REQUIRE(hipFileSetParameterSizeT(hipFileParamProfileStats, static_cast<size_t>(level)).err == ok);
+  }
+};
+
+std::unique_ptr<hipFileStatsL3_t> l3() {
+  auto s = std::make_unique<hipFileStatsL3_t>();
+  REQUIRE(hipFileGetStatsL3(s.get()).err == ok);
+  return s;
+}
+
+// Known I/O: device write 1 MiB + device read 1 MiB (engine), host read 4 KiB (host path), and
+// one failing device read (EBADF on a write-only file).
+void known_io() {
+  const size_t mib = 1u << 20;
+  TempFile file(mib);
+  {
+    Registered r(file.path(), O_RDWR);
+    DeviceMem dev(mib);
+    to_device(dev.get(), pattern(mib, 3));
+    REQUIRE(hipFileWrite(r.handle, dev.get(), mib, 0, 0) == static_cast<ssize_t>(mib));
+    REQUIRE(hipFileRead(r.handle, dev.get(), mib, 0, 0) == static_cast<ssize_t>(mib));
+    std::vector<std::byte> host(4096);
+    REQUIRE(hipFileRead(r.handle, host.data(), host.size(), 0, 0) == 4096);
+  }
+  Registered wo(file.path(), O_WRONLY);
+  DeviceMem dev(4096);
+  REQUIRE(hipFileRead(wo.handle, dev.get(), 4096, 0, 0) == -1);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("Level 1 counts bytes, operations and errors per path and operation", "[stats]") {
+  Fresh fresh(1);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  int level = -1;
+  REQUIRE(hipFileGetStatsLevel(&level).err == ok);
+  CHECK(level == 1);
+  known_io();
+  auto s = l3();
+  const auto& p = s->l2.l1.path;
+  CHECK(s->l2.l1.version == HIPFILE_STATS_VERSION);
+  CHECK(s->l2.l1.level == 1);
+  CHECK(p[ENG][W].ops == 1);
+  CHECK(p[ENG][W].bytes == 1u << 20);
+  CHECK(p[ENG][W].errors == 0);
+  CHECK(p[ENG][R].ops == 2);
+  CHECK(p[ENG][R].bytes == 1u << 20);
+  CHECK(p[ENG][R].errors == 1);
+  CHECK(p[HOST][R].ops == 1);
+  CHECK(p[HOST][R].bytes == 4096);
+  CHECK(p[HOST][W].ops == 0);
+  CHECK(p[hipFileStatsPathCufile][R].ops == 0);
+  CHECK(p[ENG][R].time_ns > 0);
+  CHECK(s->l2.size_hist[ENG][W][20] == 0);  // histograms need level 2
+  CHECK(s->device[0][W].ops == 0);          // per device needs level 3
+  REQUIRE(hipFileDriverClose().err == ok);
+}
+
+TEST_CASE("Level 3 adds histograms and per-device counters; reset zeroes all", "[stats]") {
+  Fresh fresh(3);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  known_io();
+  auto s = l3();
+  CHECK(s->l2.size_hist[ENG][W][20] == 1);
+  CHECK(s->l2.size_hist[ENG][R][20] == 1);
+  CHECK(s->l2.size_hist[ENG][R][0] == 1);  // the failed read moved 0 bytes
+  uint64_t lat = 0;
+  for (int b = 0; b < HIPFILE_STATS_BUCKETS; ++b) lat += s->l2.latency_hist[ENG][R][b];
+  CHECK(lat == 2);
+  CHECK(s->device[0][W].ops == 1);
+  CHECK(s->device[0][W].bytes == 1u << 20);
+  CHECK(s->device[0][R].ops == 2);
+  CHECK(s->device[0][R].errors == 1);
+
+  hipFileStatsL1_t l1{};
+  REQUIRE(hipFileGetStatsL1(&l1).err == ok);
+  CHECK(l1.path[ENG][W].bytes == 1u << 20);
+  auto l2 = std::make_unique<hipFileStatsL2_t>();
+  REQUIRE(hipFileGetStatsL2(l2.get()).err == ok);
+  CHECK(l2->size_hist[ENG][W][20] == 1);
+
+  REQUIRE(hipFileStatsReset().err == ok);
+  s = l3();
+  CHECK(s->l2.l1.path[ENG][W].ops == 0);
+  CHECK(s->l2.size_hist[ENG][W][20] == 0);
+  CHECK(s->device[0][R].ops == 0);
+  REQUIRE(hipFileDriverClose().err == ok);
+}
+
+TEST_CASE("Level 0 records nothing; the level can change at run time", "[stats]") {
+  Fresh fresh(0);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  known_io();
+  CHECK(l3()->l2.l1.path[ENG][W].ops == 0);
+  REQUIRE(hipFileSetStatsLevel(1).err == ok);
+  known_io();
+  CHECK(l3()->l2.l1.path[ENG][W].ops == 1);
+  REQUIRE(hipFileDriverClose().err == ok);
+}
+
+TEST_CASE("Stats bad input", "[stats]") {
+  CHECK(hipFileGetStatsL1(nullptr).err == hipFileInvalidValue);
+  CHECK(hipFileGetStatsL2(nullptr).err == hipFileInvalidValue);
+  CHECK(hipFileGetStatsL3(nullptr).err == hipFileInvalidValue);
+  CHECK(hipFileGetStatsLevel(nullptr).err == hipFileInvalidValue);
+  CHECK(hipFileSetStatsLevel(4).err == hipFileInvalidValue);
+  CHECK(hipFileSetStatsLevel(-1).err == hipFileInvalidValue);
+  CHECK(hipFileStatsWrite(nullptr).err == hipFileInvalidValue);  // no HIPFILE_STATS_FILE
+  CHECK(hipFileUseCount() == 0);
+}
+
+TEST_CASE("HIPFILE_STATS_FILE gets a 0600 report at the last close", "[stats]") {
+  Fresh fresh(1);
+  const std::string path = test_dir() + "/control-stats-report." + std::to_string(::getpid());
+  ::unlink(path.c_str());
+  ::setenv("HIPFILE_STATS_FILE", path.c_str(), 1);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  known_io();
+  REQUIRE(hipFileDriverClose().err == ok);
+  ::unsetenv("HIPFILE_STATS_FILE");
+  struct stat st{};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  const std::string text = slurp(path);
+  INFO(text);
+  CHECK(text.find("path engine write ops 1 bytes 1048576 errors 0") != std::string::npos);
+  CHECK(text.find("path engine read ops 2 bytes 1048576 errors 1") != std::string::npos);
+  CHECK(text.find("path host read ops 1 bytes 4096 errors 0") != std::string::npos);
+
+  // On demand, to an explicit path; a symbolic link is never followed.
+  const std::string link = path + ".link";
+  ::unlink(link.c_str());
+  REQUIRE(::symlink(path.c_str(), link.c_str()) == 0);
+  CHECK(hipFileStatsWrite(link.c_str()).err == hipFileInvalidValue);
+  ::unlink(link.c_str());
+  ::unlink(path.c_str());
+  CHECK(hipFileStatsWrite(path.c_str()).err == ok);
+  CHECK(slurp(path).find("hipfile-stats 1\n") == 0);
+  ::unlink(path.c_str());
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// hipfile-stats: show libhipfile's I/O statistics without any socket.
+//   hipfile-stats -- PROGRAM ARGS...   run PROGRAM with HIPFILE_STATS_FILE set to a private temp
+//                                      file, wait, print its report; exit with PROGRAM's status
+//   hipfile-stats FILE                 pretty-print a report written through HIPFILE_STATS_FILE
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+void usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: hipfile-stats -- PROGRAM [ARGS...]   run PROGRAM and print its hipfile statistics\n"
+               "       hipfile-stats FILE                   print a report written via HIPFILE_STATS_FILE\n");
+}
+
+std::string human(unsigned long long bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+// Prints the report; false when it is not a hipfile-stats report.
+bool print_report(const std::string& text, std::FILE* out) {
+  std::istringstream in(text);
+  std::string line, word;
+  if (!std::getline(in, line) || line.rfind("hipfile-stats ", 0) != 0) return false;
+  std::string pid = "?", level = "?";
+  std::vector<std::string> hist;
+  bool header = false, any = false;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    ls >> word;
+    if (word == "pid") {
+      ls >> pid;
+    } else if (word == "level") {
+      ls >> level;
+      std::fprintf(out, "hipfile statistics of pid %s (level %s)\n", pid.c_str(), level.c_str());
+    } else if (word == "path" || word == "device") {
+      std::string name, op, k;
+      unsigned long long ops = 0, bytes = 0, errors = 0, ns = 0;
+      ls >> name >> op >> k >> ops >> k >> bytes >> k >> errors >> k >> ns;
+      if (ops == 0) continue;
+      if (!header) {
+        std::fprintf(out, "%-14s %-5s %10s %16s %12s %8s %12s %12s\n", "path", "op", "ops", "bytes", "", "errors",
+                     "avg latency", "bandwidth");
+        header = true;
+      }
+      any = true;
+      const double secs = static_cast<double>(ns) / 1e9;
+      char avg[32], bw[32];
+      std::snprintf(avg, sizeof avg, "%.1f us", static_cast<double>(ns) / 1e3 / static_cast<double>(ops));
+      if (secs > 0)
+        std::snprintf(bw, sizeof bw, "%.2f GB/s", static_cast<double>(bytes) / secs / 1e9);
+      else
+        std::snprintf(bw, sizeof bw, "-");
+      std::string label = word == "device" ? "device " + name : name;
+      std::fprintf(out, "%-14s %-5s %10llu %16llu %12s %8llu %12s %12s\n", label.c_str(), op.c_str(), ops, bytes,
+                   ("(" + human(bytes) + ")").c_str(), errors, avg, bw);
+    } else if (word == "size_log2" || word == "latency_ns_log2") {
+      hist.push_back(line);
+    }
+  }
+  if (!any) std::fprintf(out, "no I/O recorded\n");
+  for (const std::string& h : hist) {
+    std::istringstream hs(h);
+    std::string kind, name, op, cell;
+    hs >> kind >> name >> op;
+    std::fprintf(out, "%s histogram, %s %s:", kind == "size_log2" ? "size" : "latency", name.c_str(), op.c_str());
+    while (hs >> cell) {
+      auto colon = cell.find(':');
+      std::fprintf(out, " %s2^%s: %s", kind == "size_log2" ? "" : "ns ", cell.substr(0, colon).c_str(),
+                   cell.substr(colon + 1).c_str());
+    }
+    std::fprintf(out, "\n");
+  }
+  return true;
+}
+
+bool slurp(const std::string& path, std::string& text) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+int run(char** argv) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/hipfile-stats.XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) {  // 0700: nobody else can place a file or link there
+    std::fprintf(stderr, "hipfile-stats: cannot create a temporary directory: %s\n", std::strerror(errno));
+    return 125;
+  }
+  const std::string report = dir + "/report";
+  ::setenv("HIPFILE_STATS_FILE", report.c_str(), 1);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv, environ);
+  if (rc != 0) {
+    std::fprintf(stderr, "hipfile-stats: cannot run %s: %s\n", argv[0], std::strerror(rc));
+    ::rmdir(dir.c_str());
+    return 127;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  std::string text;
+  std::fflush(stdout);
+  if (!slurp(report, text)) {
+    std::fprintf(stderr, "hipfile-stats: %s wrote no statistics (did it open the hipFile driver?)\n", argv[0]);
+  } else if (!print_report(text, stdout)) {
+    std::fprintf(stderr, "hipfile-stats: the report of %s is not readable\n", argv[0]);
+  }
+  ::unlink(report.c_str());
+  ::rmdir(dir.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "--") == 0) {
+    if (argc < 3) {
+      usage(stderr);
+      return 2;
+    }
+    return run(argv + 2);
+  }
+  if (argc == 2 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
+    usage(stdout);
+    return 0;
+  }
+  if (argc != 2) {
+    usage(stderr);
+    return 2;
+  }
+  std::string text;
+  if (!slurp(argv[1], text)) {
+    std::fprintf(stderr, "hipfile-stats: cannot read %s: %s\n", argv[1], std::strerror(errno));
+    return 1;
+  }
+  if (!print_report(text, stdout)) {
+    std::fprintf(stderr, "hipfile-stats: %s is not a hipfile statistics report\n", argv[1]);
+    return 1;
+  }
+  return 0;
+}
