@@ -19,3 +19,4 @@
 #include "io.hpp"
 #include "batch.hpp"
 #include "async.hpp"
+#include "stats.hpp"

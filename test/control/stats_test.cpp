@@ -171,3 +171,25 @@ TEST_CASE("HIPFILE_STATS_FILE gets a 0600 report at the last close", "[stats]") 
   CHECK(slurp(path).find("hipfile-stats 1\n") == 0);
   ::unlink(path.c_str());
 }
+
+#include <hipfile++/hipfile.hpp>
+
+TEST_CASE("hipfile++ stats accessor", "[stats][cxx]") {
+  Fresh fresh(3);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  known_io();
+  auto s = hipfile::stats::level1();
+  REQUIRE(s.has_value());
+  using hipfile::stats::Op;
+  using hipfile::stats::Path;
+  CHECK(hipfile::stats::at(*s, Path::engine, Op::write).bytes == 1u << 20);
+  CHECK(hipfile::stats::at(*s, Path::host, Op::read).ops == 1);
+  auto all = hipfile::stats::level3();
+  REQUIRE(all.has_value());
+  CHECK((*all)->device[0][hipFileStatsOpWrite].ops == 1);
+  CHECK(hipfile::stats::level().value() == 3);
+  CHECK(hipfile::stats::set_level(9).error().op() == hipFileInvalidValue);
+  REQUIRE(hipfile::stats::reset().has_value());
+  CHECK(hipfile::stats::at(*hipfile::stats::level1(), Path::engine, Op::write).ops == 0);
+  REQUIRE(hipFileDriverClose().err == ok);
+}

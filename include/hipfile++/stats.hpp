@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/**
+ * @file stats.hpp
+ * @brief hipfile::stats: libhipfile's I/O statistics (include/hipfile/hipfile_stats.h).
+ *
+ * Levels: 0 off, 1 counters per path and operation (default), 2 + size and latency histograms,
+ * 3 + per-device counters. None of these functions opens the driver.
+ */
+#pragma once
+
+#include <hipfile/hipfile_stats.h>
+
+#include <memory>
+
+#include "error.hpp"
+
+namespace hipfile::stats {
+
+using Counters = hipFileStatsCounters_t;
+using Level1 = hipFileStatsL1_t;
+using Level2 = hipFileStatsL2_t;
+using Level3 = hipFileStatsL3_t;
+
+enum class Path : int {
+  engine = hipFileStatsPathEngine,
+  host = hipFileStatsPathHost,
+  cufile = hipFileStatsPathCufile,
+  amd = hipFileStatsPathAmd,
+};
+enum class Op : int { read = hipFileStatsOpRead, write = hipFileStatsOpWrite };
+
+/// The level-1 counters (small, by value).
+[[nodiscard]] inline Result<Level1> level1() noexcept {
+  Level1 s{};
+  if (auto r = check(hipFileGetStatsL1(&s)); !r) return std::unexpected(r.error());
+  return s;
+}
+
+/// Everything, histograms and per-device counters included (about 13 KiB, so on the heap).
+/// Allocation failure is reported as hipFileInternalError rather than thrown.
+[[nodiscard]] inline Result<std::unique_ptr<Level3>> level3() noexcept {
+  std::unique_ptr<Level3> s(new (std::nothrow) Level3{});
+  if (!s) return std::unexpected(Error::from_status({hipFileInternalError, hipSuccess}));
+  if (auto r = check(hipFileGetStatsL3(s.get())); !r) return std::unexpected(r.error());
+  return s;
+}
+
+/// The counters of one path and operation from a level-1 snapshot.
+[[nodiscard]] constexpr const Counters& at(const Level1& s, Path p, Op o) noexcept {
+  return s.path[static_cast<int>(p)][static_cast<int>(o)];
+}
+
+[[nodiscard]] inline Result<void> reset() noexcept { return check(hipFileStatsReset()); }
+
+[[nodiscard]] inline Result<int> level() noexcept {
+  int l = 0;
+  if (auto r = check(hipFileGetStatsLevel(&l)); !r) return std::unexpected(r.error());
+  return l;
+}
+
+[[nodiscard]] inline Result<void> set_level(int level) noexcept { return check(hipFileSetStatsLevel(level)); }
+
+/// Writes the text report to `path` (nullptr: HIPFILE_STATS_FILE), mode 0600.
+[[nodiscard]] inline Result<void> write(const char* path = nullptr) noexcept {
+  return check(hipFileStatsWrite(path));
+}
+
+}  // namespace hipfile::stats
