@@ -59,7 +59,7 @@ struct StatsScope {
 }  // namespace
 
 IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
-               hoff_t file_offset, hoff_t buffer_offset) {
+               hoff_t file_offset, hoff_t buffer_offset, Ordering ordering) {
   IoResult r;
   Driver& driver = Driver::get();
   if (!driver.is_open()) {
@@ -116,6 +116,14 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   req.device = t.kind == gpu::MemKind::Device ? t.device : -1;
   req.size = size;
   req.offset = file_offset;
+  if (ordering == Ordering::AfterNullStream && req.device >= 0) {
+    gpu::DeviceGuard on(req.device);
+    hipError_t e = on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
+    if (e != hipSuccess) {
+      r.status = Status::of_hip(e);
+      return r;
+    }
+  }
   r = driver.engine()->execute(req);
   if (r.ok() && dir == Direction::Write && config.durable_writes) {
     if (sys::ops.fdatasync(file->buffered_fd) != 0) r.status = Status::of_errno(errno);

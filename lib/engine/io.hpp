@@ -11,8 +11,20 @@
 
 namespace hipfile::engine {
 
+/// How a request is ordered against GPU work the application queued before it.
+enum class Ordering {
+  /// Run when called. For the executor of async and batch I/O: a stream operation is already
+  /// ordered by its stream, and waiting on the NULL stream there could wait on that very stream.
+  None,
+  /// First wait for the device's NULL stream, as a synchronous hipMemcpy would. The engine's
+  /// lanes are non-blocking streams, so without this a write could copy device memory that an
+  /// earlier NULL-stream copy or kernel has not finished producing (CUDA returns from a
+  /// pageable-source hipMemcpy before the data has reached the device).
+  AfterNullStream,
+};
+
 /// Never touches memory outside [buffer_base + buffer_offset, + size) or the file range.
 IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
-               hoff_t file_offset, hoff_t buffer_offset);
+               hoff_t file_offset, hoff_t buffer_offset, Ordering ordering = Ordering::None);
 
 }  // namespace hipfile::engine

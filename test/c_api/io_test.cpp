@@ -323,3 +323,25 @@ TEST_CASE("Durable writes reach the file with HIPFILE_DURABLE_WRITES", "[io]") {
   ::unsetenv("HIPFILE_DURABLE_WRITES");
   CHECK(read_file(f.path()) == pattern(1 << 20, 46));
 }
+
+TEST_CASE("Sync I/O is ordered after work queued on the NULL stream", "[io]") {
+  ClosedDriver guard;
+  const std::size_t n = GENERATE(std::size_t{64} << 10, std::size_t{6} << 20);  // inline and workers
+  CAPTURE(n);
+  TempFile f(n, 47);
+  Registered r(f.path(), O_RDWR);
+  DeviceMem mem(n);
+  fill_device(mem.get(), 0, n);
+  const auto data = pattern(n, 48);
+  // Hold the NULL stream for a moment, then queue the copy that produces the data: the write
+  // must wait for it, as a synchronous hipMemcpy would.
+  REQUIRE(hipLaunchHostFunc(nullptr, [](void*) { usleep(100000); }, nullptr) == hipSuccess);
+  REQUIRE(hipMemcpyAsync(mem.get(), data.data(), n, hipMemcpyHostToDevice, nullptr) == hipSuccess);
+  REQUIRE(hipFileWrite(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(read_file(f.path()) == data);
+  // And a read is not overtaken by an earlier NULL-stream memset of the same buffer.
+  REQUIRE(hipLaunchHostFunc(nullptr, [](void*) { usleep(100000); }, nullptr) == hipSuccess);
+  REQUIRE(hipMemsetAsync(mem.get(), 0, n, nullptr) == hipSuccess);
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == data);
+}

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -96,3 +97,14 @@ DeviceMem::DeviceMem(std::size_t n, int device) : n_(n) {
 DeviceMem::~DeviceMem() { (void)hipFree(p_); }
 
 }  // namespace hipfile::test
+
+std::string Catch::StringMaker<std::vector<std::byte>>::convert(const std::vector<std::byte>& v) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (std::byte b : v) h = (h ^ static_cast<std::uint8_t>(b)) * 1099511628211ull;
+  std::string out = "{" + std::to_string(v.size()) + " bytes:";
+  for (std::size_t i = 0; i < v.size() && i < 12; ++i) out += " " + std::to_string(static_cast<int>(v[i]));
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%s fnv %016llx}", v.size() > 12 ? " ..." : "",
+                static_cast<unsigned long long>(h));
+  return out + hash;
+}

@@ -4,6 +4,8 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include <catch2/catch.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -66,3 +68,12 @@ class DeviceMem {
 }  // namespace hipfile::test
 
 #define HIP_CHECK(expr) REQUIRE((expr) == hipSuccess)
+
+// A failed comparison of multi-megabyte byte vectors must not print every byte: Catch2 would
+// spend minutes formatting them. Print the size, the first bytes and a hash instead.
+namespace Catch {
+template <>
+struct StringMaker<std::vector<std::byte>> {
+  static std::string convert(const std::vector<std::byte>& v);
+};
+}  // namespace Catch
