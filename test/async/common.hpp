@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <latch>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,12 +51,29 @@ struct Stream {
 /// Byte equality without Catch printing megabytes on failure.
 inline bool same(const std::vector<std::byte>& a, const std::vector<std::byte>& b) { return a == b; }
 
-/// A host function that holds its stream until release().
+/// Holds the streams it is closed on until release(). The stream waits on the device for a
+/// pinned word (hipStreamWaitValue32), not in a host function: CUDA runs host functions on a
+/// shared thread, so a blocking one would hold up every other stream's host functions too and
+/// the test would measure the gate, not the library.
 struct Gate {
-  std::latch open{1};
-  static void wait(void* g) { static_cast<Gate*>(g)->open.wait(); }
-  void close_on(hipStream_t s) { HIP_CHECK(hipLaunchHostFunc(s, wait, this)); }
-  void release() { open.count_down(); }
+  std::uint32_t* word = nullptr;  // host view
+  void* device_word = nullptr;    // the device's view of the same word
+  Gate() {
+    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&word), sizeof *word, hipHostMallocMapped));
+    *word = 0;
+    HIP_CHECK(hipHostGetDevicePointer(&device_word, word, 0));
+  }
+  ~Gate() {
+    release();
+    (void)hipDeviceSynchronize();  // no stream may still be reading the word
+    (void)hipHostFree(word);
+  }
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+  void close_on(hipStream_t s) {
+    HIP_CHECK(hipStreamWaitValue32(s, device_word, 1, hipStreamWaitValueGte, 0xFFFFFFFFu));
+  }
+  void release() { __atomic_store_n(word, 1u, __ATOMIC_SEQ_CST); }
 };
 
 }  // namespace hipfile::test
