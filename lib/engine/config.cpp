@@ -130,6 +130,10 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.boolean("HIPFILE_FORCE_COMPAT_MODE", c.force_compat);
   env.boolean("HIPFILE_FORCE_ODIRECT", c.force_odirect);
   env.boolean("HIPFILE_DURABLE_WRITES", c.durable_writes);
+  env.boolean("HIPFILE_MAPPED_READS", c.mapped_reads);
+  env.size("HIPFILE_MAP_THRESHOLD", c.map_threshold, 0, std::size_t{1} << 50);
+  env.size("HIPFILE_MAP_CHUNK", c.map_chunk, 2u << 20, std::size_t{1} << 34);
+  c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
   std::size_t stats = c.stats_level;
   env.size("HIPFILE_STATS_LEVEL", stats, 0, 3);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "engine/engine.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <map>
 
 #include "engine/log.hpp"
+#include "engine/mapped.hpp"
 #include "gpu/hip.hpp"
 #include "sys/posix.hpp"
 
@@ -55,6 +58,7 @@ struct Engine::Job {
   std::atomic<off_t> next{0};      // next chunk index to claim
   off_t last = 0;                  // last chunk index
   std::atomic<bool> failed{false};
+  const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
 
   std::mutex mu;
   std::condition_variable done_cv;
@@ -171,6 +175,17 @@ IoResult Engine::execute(const Request& req) {
                                             std::min(kMinParallelChunk, chunk_), chunk_);
     chunk = static_cast<off_t>(c);
   }
+  FileMapping mapping;  // outlives every participant: execute() waits for them below
+  if (!inline_run && req.dir == Direction::Read && req.device >= 0 && config_.mapped_reads &&
+      req.size >= config_.map_threshold && !req.file->use_direct &&
+      !req.file->mapped_failed.load(std::memory_order_relaxed) &&
+      mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end)) {
+    job->mapping = &mapping;
+    std::size_t per_worker = (req.size + workers_.size() - 1) / workers_.size();
+    constexpr std::size_t k2M = 2u << 20;
+    chunk = static_cast<off_t>(std::clamp<std::size_t>((per_worker + k2M - 1) & ~(k2M - 1), k2M,
+                                                       config_.map_chunk));
+  }
   job->chunk = chunk;
   job->next = req.offset / chunk;
   job->last = (job->end - 1) / chunk;
@@ -213,7 +228,7 @@ IoResult Engine::execute(const Request& req) {
 
 void Engine::run(Job& job, Lane* lane) {
   if (job.req.device < 0) return run_host(job);
-  if (job.req.dir == Direction::Read) return run_read(job, *lane);
+  if (job.req.dir == Direction::Read) return job.mapping ? run_mapped_read(job, *lane) : run_read(job, *lane);
   return run_write(job, *lane);
 }
 
@@ -280,37 +295,93 @@ void Engine::run_host(Job& job) {
   }
 }
 
+// Reads [a, b) into the lane's next slot and queues its copy to the device. False when the job
+// failed.
+bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b) {
+  auto& slots = lane.slots();
+  Slot& s = slots[next_slot];
+  next_slot = (next_slot + 1) % slots.size();
+  // Its previous copy must finish before the slot is refilled.
+  if (hipError_t e = lane.free_slot(s); e != hipSuccess) {
+    job.fail(Status::of_hip(e));
+    return false;
+  }
+  off_t skew = 0;
+  ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew);
+  if (n < 0) {
+    job.fail(Status::of_errno(static_cast<int>(-n)));
+    return false;
+  }
+  if (n < b - a) job.short_at(a + n);
+  if (n == 0) return true;
+  hipError_t e = hipMemcpyAsync(job.req.mem + (a - job.req.offset), s.host + skew, static_cast<std::size_t>(n),
+                                hipMemcpyHostToDevice, lane.stream());
+  if (e == hipSuccess) e = hipEventRecord(s.done, lane.stream());
+  if (e != hipSuccess) {
+    job.fail(Status::of_hip(e));
+    return false;
+  }
+  s.busy = true;
+  return true;
+}
+
 void Engine::run_read(Job& job, Lane& lane) {
-  File& f = *job.req.file;
+  std::size_t next_slot = 0;
+  off_t k;
+  while (job.claim(k)) {
+    auto [a, b] = job.range(k);
+    if (!stage_piece(job, lane, next_slot, a, b)) break;
+  }
+  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e));
+}
+
+void Engine::run_mapped_read(Job& job, Lane& lane) {
+  constexpr unsigned kRegisterReadOnly = 0x8;  // hipHostRegisterReadOnly: HIP's and CUDA's value
+  const FileMapping& map = *job.mapping;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
   auto& slots = lane.slots();
   std::size_t next_slot = 0;
   off_t k;
   while (job.claim(k)) {
+    auto [a, b] = job.range(k);
+    if (b > map.end()) {  // the file ended (or shrank) before the request did
+      job.short_at(std::max(a, map.end()));
+      b = map.end();
+      if (a >= b) continue;
+    }
+    const std::byte* src = map.at(a);
+    auto* first = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(src) & ~(page - 1));
+    auto last = (reinterpret_cast<std::uintptr_t>(src) + static_cast<std::uintptr_t>(b - a) + page - 1) & ~(page - 1);
+    // Pin this range while the copies queued before it still run.
+    hipError_t e = hipHostRegister(first, last - reinterpret_cast<std::uintptr_t>(first), kRegisterReadOnly);
+    if (e != hipSuccess) {
+      // The runtime cannot pin page-cache pages here: stage this chunk and every later read of
+      // this file, and say so once.
+      (void)hipGetLastError();
+      if (!job.req.file->mapped_failed.exchange(true))
+        HIPFILE_LOG(Info, "hipHostRegister of page-cache pages failed (%s): reads of this file are staged",
+                    hipGetErrorName(e));
+      if (hipError_t d = lane.drain(); d != hipSuccess) return job.fail(Status::of_hip(d));
+      std::size_t staged_slot = 0;
+      const auto piece = static_cast<off_t>(lane.slot_bytes() - kAlignSlack);
+      for (off_t p = a; p < b; p += piece)
+        if (!stage_piece(job, lane, staged_slot, p, std::min(b, p + piece))) break;
+      if (hipError_t d = lane.drain(); d != hipSuccess) job.fail(Status::of_hip(d));
+      if (job.failed) break;
+      continue;
+    }
     Slot& s = slots[next_slot];
     next_slot = (next_slot + 1) % slots.size();
-    if (s.busy) {  // its previous copy must finish before the slot is refilled
-      s.busy = false;
-      if (hipError_t e = hipEventSynchronize(s.done); e != hipSuccess) {
-        job.fail(Status::of_hip(e));
-        break;
-      }
-    }
-    auto [a, b] = job.range(k);
-    off_t skew = 0;
-    ssize_t n = read_to_stage(f, s.host, lane.slot_bytes(), a, b, skew);
-    if (n < 0) {
-      job.fail(Status::of_errno(static_cast<int>(-n)));
+    if (hipError_t f = lane.free_slot(s); f != hipSuccess) {
+      (void)hipHostUnregister(first);
+      job.fail(Status::of_hip(f));
       break;
     }
-    if (n < b - a) job.short_at(a + n);
-    if (n == 0) continue;
-    if (hipError_t e = hipMemcpyAsync(job.req.mem + (a - job.req.offset), s.host + skew,
-                                      static_cast<std::size_t>(n), hipMemcpyHostToDevice, lane.stream());
-        e != hipSuccess) {
-      job.fail(Status::of_hip(e));
-      break;
-    }
-    if (hipError_t e = hipEventRecord(s.done, lane.stream()); e != hipSuccess) {
+    s.pinned_pages = first;
+    e = hipMemcpyAsync(job.req.mem + (a - job.req.offset), src, static_cast<std::size_t>(b - a),
+                       hipMemcpyHostToDevice, lane.stream());
+    if (e == hipSuccess) e = hipEventRecord(s.done, lane.stream());
+    if (e != hipSuccess) {
       job.fail(Status::of_hip(e));
       break;
     }

@@ -59,6 +59,8 @@ class Engine {
   void run(Job& job, Lane* lane);
   void run_host(Job& job);
   void run_read(Job& job, Lane& lane);
+  void run_mapped_read(Job& job, Lane& lane);
+  bool stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b);
   void run_write(Job& job, Lane& lane);
 
   Config config_;

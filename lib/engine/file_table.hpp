@@ -24,11 +24,15 @@ struct File {
   bool client_direct = false;         // the client's fd has O_DIRECT
   bool use_direct = false;            // O_DIRECT for aligned ranges (client's wish or forced)
   std::atomic<bool> direct_ok{true};  // cleared when the file system rejects a direct I/O
+  std::atomic<bool> mapped_failed{false};  // set when the runtime cannot pin this file's pages
   std::uint32_t dio_align = 4096;     // file offset and length alignment for O_DIRECT
   std::uint32_t mem_align = 4096;     // memory alignment for O_DIRECT
   dev_t dev = 0;
   ino_t ino = 0;
   int access = 0;                     // O_ACCMODE bits of the client fd
+  // Fastpath per-file registration (lib/fastpath): set once before the file is visible to I/O,
+  // null = engine-only. Released (e.g. cuFileHandleDeregister) before the descriptors close.
+  std::shared_ptr<void> fastpath_state;
   InFlight inflight;
 
   File() = default;

@@ -56,9 +56,25 @@ Lane::~Lane() {
   if (stream_) (void)hipStreamDestroy(stream_);
 }
 
+hipError_t Lane::free_slot(Slot& s) noexcept {
+  hipError_t e = hipSuccess;
+  if (s.busy) e = hipEventSynchronize(s.done);
+  s.busy = false;
+  if (s.pinned_pages) {
+    // Only after its copy finished: the copy engine reads those pages until then.
+    hipError_t u = hipHostUnregister(s.pinned_pages);
+    if (e == hipSuccess) e = u;
+    s.pinned_pages = nullptr;
+  }
+  return e;
+}
+
 hipError_t Lane::drain() noexcept {
   hipError_t e = hipStreamSynchronize(stream_);
-  for (Slot& s : slots_) s.busy = false;
+  for (Slot& s : slots_) {
+    s.busy = false;  // the stream is idle: no event to wait for
+    if (hipError_t u = free_slot(s); e == hipSuccess) e = u;
+  }
   return e;
 }
 

@@ -20,6 +20,7 @@ struct Slot {
   void* raw = nullptr;         // what hipHostMalloc returned
   hipEvent_t done = nullptr;   // recorded after the copy that uses this slot
   bool busy = false;
+  void* pinned_pages = nullptr;  // mapped path: page-cache range registered for the copy, if any
 };
 
 class Lane {
@@ -34,7 +35,9 @@ class Lane {
   hipStream_t stream() const noexcept { return stream_; }
   std::vector<Slot>& slots() noexcept { return slots_; }
   std::size_t slot_bytes() const noexcept { return slot_bytes_; }
-  /// Waits for everything queued on the lane and marks every slot free.
+  /// Waits for the slot's last copy and releases what it used. Returns the first error.
+  hipError_t free_slot(Slot& s) noexcept;
+  /// Waits for everything queued on the lane and frees every slot.
   hipError_t drain() noexcept;
 
  private:

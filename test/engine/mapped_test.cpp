@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// The mapped read path: large reads of page-cache-resident files into device memory are copied
+// by the GPU straight from pinned page-cache pages. Checked byte for byte, with canaries, and
+// shown to be taken (or not) through hip-cpu's call counts.
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include "../c_api/helpers.hpp"
+
+#ifdef __HIP_PLATFORM_CPU__
+#include <hip/hip_cpu.h>
+
+using namespace hipfile::test;
+
+namespace {
+constexpr std::size_t kMiB = 1u << 20;
+
+// Reads [off, off + len) of `path` into the middle of a canary-filled device allocation and
+// checks the canaries and the bytes. Returns the read's result.
+ssize_t read_checked(const Registered& r, std::size_t len, off_t off, const std::vector<std::byte>& file) {
+  const std::size_t pad = 8192;
+  DeviceMem mem(len + 2 * pad);
+  fill_device(mem.get(), 0x5c, mem.size());
+  ssize_t n = hipFileRead(r.handle, mem.bytes() + pad, len, off, 0);
+  auto back = to_host(mem.get(), mem.size());
+  const std::size_t got = n > 0 ? static_cast<std::size_t>(n) : 0;
+  std::vector<std::byte> expect(mem.size(), std::byte{0x5c});
+  std::copy(file.begin() + off, file.begin() + off + static_cast<off_t>(got), expect.begin() + pad);
+  CHECK(back == expect);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("A large read of a cached file goes through pinned page-cache pages", "[mapped]") {
+  ClosedDriver guard;
+  const std::size_t n = 40 * kMiB + 4097;
+  TempFile f(n, 91);  // just written: in the page cache
+  const auto file = pattern(n, 91);
+  Registered r(f.path(), O_RDONLY);
+  const off_t off = GENERATE(0, 12345, 4096);
+  CAPTURE(off);
+  hipcpuResetCallCounts();
+  CHECK(read_checked(r, n - off, off, file) == static_cast<ssize_t>(n - off));
+  CHECK(hipcpuCallCount("hipHostRegister") > 0);
+  CHECK(hipcpuCallCount("hipHostUnregister") == hipcpuCallCount("hipHostRegister"));
+}
+
+TEST_CASE("A mapped read past the end of file returns the short count", "[mapped]") {
+  ClosedDriver guard;
+  const std::size_t n = 36 * kMiB + 100;
+  TempFile f(n, 92);
+  const auto file = pattern(n, 92);
+  Registered r(f.path(), O_RDONLY);
+  hipcpuResetCallCounts();
+  // Ask for more than the file holds: only the file's bytes arrive.
+  const std::size_t pad = 8192, want = 40 * kMiB;
+  DeviceMem mem(want + 2 * pad);
+  fill_device(mem.get(), 0x5c, mem.size());
+  REQUIRE(hipFileRead(r.handle, mem.bytes() + pad, want, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(hipcpuCallCount("hipHostRegister") > 0);
+  auto back = to_host(mem.get(), mem.size());
+  std::vector<std::byte> expect(mem.size(), std::byte{0x5c});
+  std::copy(file.begin(), file.end(), expect.begin() + pad);
+  CHECK(back == expect);
+}
+
+TEST_CASE("When pinning page-cache pages fails the read is staged and still exact", "[mapped]") {
+  ClosedDriver guard;
+  const std::size_t n = 48 * kMiB;
+  TempFile f(n, 93);
+  const auto file = pattern(n, 93);
+  Registered r(f.path(), O_RDONLY);
+  hipcpuInjectFault("hipHostRegister", 2, 1, hipErrorOutOfMemory);  // one chunk pins, the next fails
+  CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
+  hipcpuClearFaults();
+  hipcpuResetCallCounts();
+  CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
+  CHECK(hipcpuCallCount("hipHostRegister") == 0);  // this file is staged from now on
+}
+
+TEST_CASE("Small reads, O_DIRECT clients and HIPFILE_MAPPED_READS=false stage", "[mapped]") {
+  ClosedDriver guard;
+  const std::size_t n = 40 * kMiB;
+  TempFile f(n, 94);
+  const auto file = pattern(n, 94);
+  SECTION("below the threshold") {
+    Registered r(f.path(), O_RDONLY);
+    hipcpuResetCallCounts();
+    CHECK(read_checked(r, 8 * kMiB, 0, file) == static_cast<ssize_t>(8 * kMiB));
+    CHECK(hipcpuCallCount("hipHostRegister") == 0);
+  }
+  SECTION("an O_DIRECT client asked to bypass the page cache") {
+    int probe = ::open(f.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+    if (probe < 0) return;
+    ::close(probe);
+    Registered r(f.path(), O_RDONLY | O_DIRECT);
+    hipcpuResetCallCounts();
+    CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
+    CHECK(hipcpuCallCount("hipHostRegister") == 0);
+  }
+  SECTION("switched off") {
+    ClosedDriver::close_all();
+    ::setenv("HIPFILE_MAPPED_READS", "false", 1);
+    {
+      Registered r(f.path(), O_RDONLY);
+      hipcpuResetCallCounts();
+      CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
+      CHECK(hipcpuCallCount("hipHostRegister") == 0);
+    }
+    ::unsetenv("HIPFILE_MAPPED_READS");
+  }
+}
+
+TEST_CASE("A file not in the page cache is staged", "[mapped]") {
+  ClosedDriver guard;
+  const std::size_t n = 40 * kMiB;
+  TempFile f(n, 95);
+  const auto file = pattern(n, 95);
+  int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+  // Did the kernel really drop the pages? (tmpfs, for one, keeps them.)
+  fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+  void* p = ::mmap(nullptr, n, PROT_READ, MAP_SHARED, fd, 0);
+  REQUIRE(p != MAP_FAILED);
+  std::vector<unsigned char> resident(n / 4096);
+  REQUIRE(::mincore(p, n, resident.data()) == 0);
+  ::munmap(p, n);
+  ::close(fd);
+  const bool evicted = resident[0] == 0;
+  Registered r(f.path(), O_RDONLY);
+  hipcpuResetCallCounts();
+  CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
+  if (!evicted) {
+    WARN("the test directory keeps pages resident: the cold case is not exercised");
+    return;
+  }
+  CHECK(hipcpuCallCount("hipHostRegister") == 0);
+}
+#endif
