@@ -5,6 +5,7 @@
 
 #include "api/guard.hpp"
 #include "engine/driver.hpp"
+#include "fastpath/fastpath.hpp"
 
 using hipfile::api::guarded;
 using hipfile::engine::Driver;
@@ -23,6 +24,8 @@ HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDes
     if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return st.to_error();
     Driver& driver = Driver::get();
     driver.open_implicitly();
+    // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
+    hipfile::fastpath::attach(driver.fastpath().get(), *file);
     return driver.files.insert(std::move(file), driver.config(), *fh).to_error();
   });
 }

@@ -3,6 +3,7 @@
 
 #include "engine/log.hpp"
 #include "engine/stats.hpp"
+#include "fastpath/fastpath.hpp"
 
 namespace hipfile::engine {
 
@@ -23,8 +24,11 @@ void Driver::open_locked() {
     HIPFILE_LOG(Info, "driver open: threads %u, chunk %zu KiB, depth %u, inline up to %zu B, pinned limit %zu KiB",
                 c.effective_threads(), c.chunk_size >> 10, c.staging_depth, c.inline_threshold,
                 c.pinned_limit >> 10);
+    // The fastpath is loaded here (dlopen / symbol lookup), never at library load.
+    std::shared_ptr<fastpath::Fastpath> fp = fastpath::load(c);
     std::lock_guard lock(state_mu_);
     config_ = std::move(c);
+    fastpath_ = std::move(fp);
   }
 }
 
@@ -52,11 +56,14 @@ void Driver::teardown_locked() {
   files.clear();
   buffers.clear();
   std::shared_ptr<Engine> engine;
+  std::shared_ptr<fastpath::Fastpath> fp;
   {
     std::lock_guard lock(state_mu_);
     engine = std::move(engine_);
+    fp = std::move(fastpath_);
   }
   engine.reset();
+  fp.reset();  // after the files: their fastpath registrations keep the library loaded anyway
   stats::on_last_close();
   params_.clear();  // cuFile: parameters return to their defaults at the last close
   HIPFILE_LOG(Info, "driver closed");
@@ -75,6 +82,11 @@ std::shared_ptr<Engine> Driver::engine() {
   std::lock_guard lock(state_mu_);
   if (!engine_) engine_ = std::make_shared<Engine>(config_);
   return engine_;
+}
+
+std::shared_ptr<fastpath::Fastpath> Driver::fastpath() const {
+  std::lock_guard lock(state_mu_);
+  return fastpath_;
 }
 
 Status Driver::stage(const std::function<Status(Params&)>& change) {

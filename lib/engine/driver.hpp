@@ -17,6 +17,10 @@
 #include "engine/params.hpp"
 #include "engine/status.hpp"
 
+namespace hipfile::fastpath {
+class Fastpath;
+}
+
 namespace hipfile::engine {
 
 class Driver {
@@ -37,6 +41,8 @@ class Driver {
   /// The staging engine, started on first use. Shared: a setter that changes the engine's shape
   /// while open drops the driver's reference, and requests in flight keep the old engine alive.
   std::shared_ptr<Engine> engine();
+  /// The GPU-direct fastpath loaded at open (lib/fastpath), or null: the engine serves all I/O.
+  std::shared_ptr<fastpath::Fastpath> fastpath() const;
 
   /// Parameter API (cuFile semantics). `change` edits the staged values; refused with
   /// DriverAlreadyOpen while open.
@@ -63,6 +69,7 @@ class Driver {
   mutable std::mutex state_mu_;
   Config config_;
   std::shared_ptr<Engine> engine_;
+  std::shared_ptr<fastpath::Fastpath> fastpath_;  // loaded at first open, dropped at last close
   Params params_;  // guarded by mu_
 };
 

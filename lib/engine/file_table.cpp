@@ -25,6 +25,7 @@ std::uintptr_t to_key(hipFileHandle_t h) noexcept { return reinterpret_cast<std:
 }  // namespace
 
 File::~File() {
+  fastpath_state.reset();  // the fastpath's registration refers to direct_fd: release it first
   // Only descriptors the library opened are closed; the client's fd is the client's.
   if (buffered_fd >= 0) ::close(buffered_fd);
   if (direct_fd >= 0) ::close(direct_fd);

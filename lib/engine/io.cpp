@@ -9,6 +9,7 @@
 
 #include "engine/driver.hpp"
 #include "engine/stats.hpp"
+#include "fastpath/fastpath.hpp"
 #include "gpu/hip.hpp"
 #include "sys/posix.hpp"
 
@@ -95,8 +96,17 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     return r;
   }
   if (size == 0) return r;
-  if (t.kind == gpu::MemKind::Device && !config.allow_compat) {
-    // No fastpath serves this build yet, and the staging engine is the compat path.
+  Request req;
+  req.dir = dir;
+  req.file = file.get();
+  req.mem = const_cast<std::byte*>(base) + off;
+  req.device = t.kind == gpu::MemKind::Device ? t.device : -1;
+  req.size = size;
+  req.offset = file_offset;
+  // The fastpath loaded at open (lib/fastpath), if any; select.cpp decides per request.
+  const std::shared_ptr<fastpath::Fastpath> fp = driver.fastpath();
+  if (t.kind == gpu::MemKind::Device && !config.allow_compat && !fastpath::selects(fp.get(), config, req, t.kind)) {
+    // The staging engine is the compat path, and no fastpath takes this request.
     r.status = Status::of(hipFileIODisabled);
     return r;
   }
@@ -109,13 +119,6 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     return r;
   }
 
-  Request req;
-  req.dir = dir;
-  req.file = file.get();
-  req.mem = const_cast<std::byte*>(base) + off;
-  req.device = t.kind == gpu::MemKind::Device ? t.device : -1;
-  req.size = size;
-  req.offset = file_offset;
   if (ordering == Ordering::AfterNullStream && req.device >= 0) {
     gpu::DeviceGuard on(req.device);
     hipError_t e = on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
@@ -124,7 +127,10 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
       return r;
     }
   }
-  r = driver.engine()->execute(req);
+  // Fastpath when selected, else (and for what it could not serve) the engine; counted.path
+  // becomes the fastpath's slot when it finished the request.
+  r = fastpath::execute(fp.get(), config, req, t.kind,
+                        [&driver](const Request& rq) { return driver.engine()->execute(rq); }, counted.path);
   if (r.ok() && dir == Direction::Write && config.durable_writes) {
     if (sys::ops.fdatasync(file->buffered_fd) != 0) r.status = Status::of_errno(errno);
   }

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// GPU-direct fastpaths (DESIGN.md "Fastpaths", doc/fastpaths.md): a backend that moves data
+// between a file and device memory without the staging engine (NVIDIA cuFile, AMD
+// hipAmdFileRead/Write). At most one is loaded, at driver open; it is chosen per I/O by
+// select.cpp, and whatever it cannot serve the engine serves.
+#pragma once
+
+#include <hipfile/hipfile_stats.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "engine/config.hpp"
+#include "engine/engine.hpp"
+#include "engine/file_table.hpp"
+#include "engine/status.hpp"
+#include "gpu/hip.hpp"
+
+namespace hipfile::fastpath {
+
+using engine::Config;
+using engine::Direction;
+using engine::File;
+using engine::IoResult;
+using engine::Request;
+
+class Fastpath {
+ public:
+  virtual ~Fastpath() = default;
+
+  /// "cufile", "amd-ais", or a test's name; for logs.
+  virtual const char* name() const noexcept = 0;
+  /// The statistics slot of requests this fastpath finishes.
+  virtual hipFileStatsPath_t stats_path() const noexcept = 0;
+  /// Smallest alignment of file offset, size and memory address it accepts; select.cpp applies
+  /// max(this, the file's O_DIRECT alignments) before asking usable_for.
+  virtual std::uint32_t min_alignment() const noexcept { return 4096; }
+
+  /// Per-file registration, called once when a file is registered (before it becomes visible to
+  /// I/O). Returns the state to keep in File::fastpath_state (released, and the registration
+  /// with it, when the File goes away), or null: the file is engine-only.
+  virtual std::shared_ptr<void> attach(const File& file) = 0;
+
+  /// Whether this fastpath takes the request (already aligned, device memory, file attached).
+  virtual bool usable_for(const File& file, gpu::MemKind kind, int device, const void* mem, off_t offset,
+                          std::size_t size) const = 0;
+
+  /// Moves [offset, offset + size) between the file and `mem`. On failure `bytes` still says how
+  /// many leading bytes were moved (0 if unknown), so that the engine can serve only the rest.
+  /// A successful short count is a short read (possibly end of file) or a short write.
+  virtual IoResult read(const File& file, void* mem, std::size_t size, off_t offset) = 0;
+  virtual IoResult write(const File& file, const void* mem, std::size_t size, off_t offset) = 0;
+};
+
+/// Loads the platform's fastpath (driver open; never at library load). Null when none exists on
+/// this platform, HIPFILE_FORCE_COMPAT_MODE is set, or the runtime lacks support. Each decision
+/// is logged at debug level.
+std::shared_ptr<Fastpath> load(const Config& config);
+
+// Platform loaders (cufile.cpp, amd_ais.cpp); each returns null when compiled out.
+std::shared_ptr<Fastpath> load_cufile(const Config& config);
+std::shared_ptr<Fastpath> load_amd_ais(const Config& config);
+
+/// Per-file registration hook: sets file.fastpath_state when `fp` accepts the file.
+void attach(Fastpath* fp, File& file);
+
+/// Whether `fp` would take this request (enabled, aligned, usable). Used by do_io to decide
+/// whether a device request with compat disabled can be served at all.
+bool selects(const Fastpath* fp, const Config& config, const Request& req, gpu::MemKind kind);
+
+/// Runs one request: on the fastpath when it selects it, else (or for what the fastpath could not
+/// serve: ENODEV, EREMOTEIO, EINVAL, a short count) on `engine`, keeping the bytes already moved.
+/// `path` is set to the statistics slot of whoever finished the request.
+using EngineFn = std::function<IoResult(const Request&)>;
+IoResult execute(Fastpath* fp, const Config& config, const Request& req, gpu::MemKind kind, const EngineFn& engine,
+                 hipFileStatsPath_t& path);
+
+/// Test hook (fastpath suite): while set, load() returns this instead of the platform's
+/// fastpath. Pass null to restore. Takes effect at the next driver open.
+void set_test_fastpath(std::shared_ptr<Fastpath> fp);
+
+}  // namespace hipfile::fastpath
