@@ -9,7 +9,7 @@
 # each measurement is 2-3 passes, best and median reported.
 # Environment: BUILD, DATA_DIR (default /tmp; needs O_DIRECT, so not /dev/shm), SIZE (default
 # 8G), COMMIT (recorded in the summary where the tree has no .git), SMALL (default 1G: the async and verify passes), QUICK=1 (SIZE=1G SMALL=256M, a smoke
-# run), PLATFORM (default nvidia).
+# run), PLATFORM (default nvidia), SLOW_REPS (default 2: passes of the cold-read and write figures).
 set -u
 out=${1:?usage: bench/run.sh OUTDIR}
 mkdir -p "$out"
@@ -79,13 +79,14 @@ for t in 1 4 8 16; do
     figure "read-hot-engine$t" $common -s "$size" -b 1G -t 1 -n 3 --engine-threads "$t" --baselines copy
 done
 # 3. Cold reads, O_DIRECT and buffered, against raw parallel pread of the same disk.
-figure read-cold-direct $common -s "$size" -b 64M -t 4 -n 2 --cold --direct --baselines copy,raw
-figure read-cold-buffered $common -s "$size" -b 64M -t 4 -n 2 --cold --buffered --baselines copy,raw
+slow=${SLOW_REPS:-2}  # disk-bound passes: each costs seconds per GiB
+figure read-cold-direct $common -s "$size" -b 64M -t 4 -n "$slow" --cold --direct --baselines copy,raw
+figure read-cold-buffered $common -s "$size" -b 64M -t 4 -n "$slow" --cold --buffered --baselines copy,raw
 # 4. Writes from device memory against raw pwrite from pinned host memory (own file: writes
 #    replace the pattern).
 wcommon="--file $write_file --file-size $size"
-figure write-buffered $wcommon -w -s "$size" -b 64M -t 4 -n 2 --buffered --baselines copy,raw
-figure write-direct $wcommon -w -s "$size" -b 64M -t 4 -n 2 --direct --baselines copy,raw
+figure write-buffered $wcommon -w -s "$size" -b 64M -t 4 -n "$slow" --buffered --baselines copy,raw
+figure write-direct $wcommon -w -s "$size" -b 64M -t 4 -n "$slow" --direct --baselines copy,raw
 # 5. 64 async 16 MiB reads on 4 streams against the same reads sync, serially.
 figure read-async $common -s "$small" -b 16M -t 1 -n 3 --api async --streams 4 --baselines copy,serial
 # 6. 128-entry batches of 64 KiB random reads against a loop of sync reads (hot).
