@@ -88,7 +88,9 @@ hipError_t stream_device(hipStream_t stream, int& device) noexcept {
 
 hipError_t alloc_host_mapped(std::size_t bytes, void*& host, void*& device) noexcept {
   host = device = nullptr;
-  hipError_t e = hipHostMalloc(&host, bytes, hipHostMallocMapped);
+  // Portable: a stream of any device may wait on the word, not only the allocating device's
+  // (CUDA maps pinned memory into the allocating context alone without it).
+  hipError_t e = hipHostMalloc(&host, bytes, hipHostMallocMapped | hipHostMallocPortable);
   if (e != hipSuccess) {
     (void)hipGetLastError();
     host = nullptr;
