@@ -59,7 +59,7 @@ struct Gate {
   std::uint32_t* word = nullptr;  // host view
   void* device_word = nullptr;    // the device's view of the same word
   Gate() {
-    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&word), sizeof *word, hipHostMallocMapped));
+    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&word), sizeof *word, hipHostMallocMapped | hipHostMallocPortable));
     *word = 0;
     HIP_CHECK(hipHostGetDevicePointer(&device_word, word, 0));
   }
