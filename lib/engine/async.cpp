@@ -323,7 +323,7 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
   // that `op` stays valid below even if the stream reaches it and it completes at once.
   op->refs.store(2, std::memory_order_relaxed);
   std::lock_guard order(t.stripe(stream));
-  if (hipError_t e = hipLaunchHostFunc(stream, hand_off, op); e != hipSuccess) {
+  if (hipError_t e = gpu::launch_host_func(stream, hand_off, op); e != hipSuccess) {
     (void)hipGetLastError();
     if (op->has_slot) flags().signal_and_release(op->slot);
     delete op;
@@ -340,7 +340,7 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     // Fallback: a host function that blocks the stream until the executor is done. The hand-off
     // cannot be taken back, so the operation runs even if this enqueue fails (reported).
     op->refs.fetch_add(1, std::memory_order_relaxed);  // the waiter's
-    if (hipError_t e = hipLaunchHostFunc(stream, block_until_done, op); e != hipSuccess) {
+    if (hipError_t e = gpu::launch_host_func(stream, block_until_done, op); e != hipSuccess) {
       (void)hipGetLastError();
       op->unref();
       result = {hipFileHipDriverError, e};

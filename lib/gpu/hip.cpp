@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gpu/hip.hpp"
 
+#include <new>
+
 namespace hipfile::gpu {
 
 namespace {
@@ -69,6 +71,32 @@ DeviceGuard::~DeviceGuard() {
   int now = -1;
   if (previous_ >= 0 && hipGetDevice(&now) == hipSuccess && now != previous_)
     (void)hipSetDevice(previous_);
+}
+
+#if HIP_VERSION_MAJOR < 6
+namespace {
+struct HostCall {
+  void (*fn)(void*);
+  void* data;
+};
+void run_host_call(hipStream_t, hipError_t, void* p) {
+  HostCall call = *static_cast<HostCall*>(p);
+  delete static_cast<HostCall*>(p);
+  call.fn(call.data);
+}
+}  // namespace
+#endif
+
+hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data) noexcept {
+#if HIP_VERSION_MAJOR >= 6
+  return hipLaunchHostFunc(stream, fn, data);
+#else
+  auto* call = new (std::nothrow) HostCall{fn, data};
+  if (call == nullptr) return hipErrorOutOfMemory;
+  hipError_t e = hipStreamAddCallback(stream, run_host_call, call, 0);
+  if (e != hipSuccess) delete call;
+  return e;
+#endif
 }
 
 hipError_t stream_device(hipStream_t stream, int& device) noexcept {

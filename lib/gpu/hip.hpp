@@ -39,6 +39,10 @@ class DeviceGuard {
   hipError_t status_ = hipSuccess;
 };
 
+/// Runs `fn(data)` on the host when `stream` reaches this point (hipLaunchHostFunc; ROCm 5's
+/// runtime library lacks it, so there it is a stream callback).
+hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data) noexcept;
+
 /// The device that owns `stream` (the current device for the NULL stream).
 hipError_t stream_device(hipStream_t stream, int& device) noexcept;
 

@@ -335,12 +335,12 @@ TEST_CASE("Sync I/O is ordered after work queued on the NULL stream", "[io]") {
   const auto data = pattern(n, 48);
   // Hold the NULL stream for a moment, then queue the copy that produces the data: the write
   // must wait for it, as a synchronous hipMemcpy would.
-  REQUIRE(hipLaunchHostFunc(nullptr, [](void*) { usleep(100000); }, nullptr) == hipSuccess);
+  REQUIRE(launch_host_func(nullptr, [](void*) { usleep(100000); }, nullptr) == hipSuccess);
   REQUIRE(hipMemcpyAsync(mem.get(), data.data(), n, hipMemcpyHostToDevice, nullptr) == hipSuccess);
   REQUIRE(hipFileWrite(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
   CHECK(read_file(f.path()) == data);
   // And a read is not overtaken by an earlier NULL-stream memset of the same buffer.
-  REQUIRE(hipLaunchHostFunc(nullptr, [](void*) { usleep(100000); }, nullptr) == hipSuccess);
+  REQUIRE(launch_host_func(nullptr, [](void*) { usleep(100000); }, nullptr) == hipSuccess);
   REQUIRE(hipMemsetAsync(mem.get(), 0, n, nullptr) == hipSuccess);
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
   CHECK(to_host(mem.get(), n) == data);

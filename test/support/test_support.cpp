@@ -78,7 +78,38 @@ void to_device(void* dst, std::span<const std::byte> bytes) {
 }
 
 void fill_device(void* dst, int value, std::size_t n) {
-  if (n && hipMemset(dst, value, n) != hipSuccess) throw std::runtime_error("hipMemset failed");
+  if (n == 0) return;
+  // hipMemset works on the current device's memory: switch to the allocation's device.
+  hipPointerAttribute_t attr{};
+  int old = 0, dev = -1;
+  (void)hipGetDevice(&old);
+  if (hipPointerGetAttributes(&attr, dst) == hipSuccess) dev = attr.device;
+  if (dev >= 0 && dev != old) (void)hipSetDevice(dev);
+  hipError_t e = hipMemset(dst, value, n);
+  if (dev >= 0 && dev != old) (void)hipSetDevice(old);
+  if (e != hipSuccess) throw std::runtime_error("hipMemset failed");
+}
+
+#if HIP_VERSION_MAJOR < 6
+namespace {
+struct HostCall {
+  void (*fn)(void*);
+  void* data;
+};
+void run_host_call(hipStream_t, hipError_t, void* p) {
+  HostCall call = *static_cast<HostCall*>(p);
+  delete static_cast<HostCall*>(p);
+  call.fn(call.data);
+}
+}  // namespace
+#endif
+
+hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data) {
+#if HIP_VERSION_MAJOR >= 6
+  return hipLaunchHostFunc(stream, fn, data);
+#else
+  return hipStreamAddCallback(stream, run_host_call, new HostCall{fn, data}, 0);
+#endif
 }
 
 bool have_device() {

@@ -43,8 +43,11 @@ std::vector<std::byte> read_file(const std::string& path);
 std::vector<std::byte> to_host(const void* src, std::size_t n);
 /// Copies host bytes to device (or any) memory with hipMemcpy.
 void to_device(void* dst, std::span<const std::byte> bytes);
-/// Fills n bytes of device memory with value (hipMemset).
+/// Fills n bytes of device memory with value (hipMemset on the memory's own device).
 void fill_device(void* dst, int value, std::size_t n);
+
+/// hipLaunchHostFunc, or a stream callback where the runtime library lacks it (ROCm 5).
+hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data);
 
 /// True when the HIP runtime reports at least one device.
 bool have_device();
