@@ -133,6 +133,9 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.boolean("HIPFILE_MAPPED_READS", c.mapped_reads);
   env.size("HIPFILE_MAP_THRESHOLD", c.map_threshold, 0, std::size_t{1} << 50);
   env.size("HIPFILE_MAP_CHUNK", c.map_chunk, 2u << 20, std::size_t{1} << 34);
+  std::size_t map_workers = c.map_workers;
+  env.size("HIPFILE_MAP_WORKERS", map_workers, 0, 256);
+  c.map_workers = static_cast<unsigned>(map_workers);
   c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
   std::size_t stats = c.stats_level;

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -73,6 +74,7 @@ class Engine {
   std::deque<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
   bool stopping_ = false;
   std::once_flag started_;
+  std::atomic<int> map_active_{0};  // workers on the mapped path now
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 
