@@ -136,6 +136,9 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   std::size_t map_workers = c.map_workers;
   env.size("HIPFILE_MAP_WORKERS", map_workers, 0, 256);
   c.map_workers = static_cast<unsigned>(map_workers);
+  std::size_t map_max_threads = c.map_max_threads;
+  env.size("HIPFILE_MAP_MAX_THREADS", map_max_threads, 0, 256);
+  c.map_max_threads = static_cast<unsigned>(map_max_threads);
   c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
   std::size_t stats = c.stats_level;
