@@ -20,6 +20,14 @@ void Driver::open_locked() {
     // The logger first, so that configuration problems reach the configured destination.
     log::configure(static_cast<log::Level>(c.log_level), c.log_path());
     for (const Config::Problem& p : problems) log::once(p.key, log::Level::Warn, "%s", p.message.c_str());
+    if (c.force_compat && !c.allow_compat) {
+      // Upstream fails every I/O in this state. Forcing compat mode asks for the compat path, so
+      // that wish wins; the contradiction is a configuration error, said once here.
+      log::once("force-compat-without-compat", log::Level::Error,
+                "configuration error: compat mode is forced (HIPFILE_FORCE_COMPAT_MODE / ForceCompatMode) "
+                "but not allowed (HIPFILE_ALLOW_COMPAT_MODE / PropertiesAllowCompatMode): compat mode stays allowed");
+      c.allow_compat = true;
+    }
     stats::on_open(c);
     HIPFILE_LOG(Info, "driver open: threads %u, chunk %zu KiB, depth %u, inline up to %zu B, pinned limit %zu KiB",
                 c.effective_threads(), c.chunk_size >> 10, c.staging_depth, c.inline_threshold,

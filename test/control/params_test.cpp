@@ -359,3 +359,19 @@ TEST_CASE("Logging to a file honours the level", "[log]") {
   REQUIRE(hipFileDriverOpen().err == ok);  // logging returns to stderr at WARN
   REQUIRE(hipFileDriverClose().err == ok);
 }
+
+TEST_CASE("Forcing compat mode while forbidding it is a configuration error at open, not failed I/O", "[params][log]") {
+  Fresh fresh;
+  TempFile log;
+  ::setenv("HIPFILE_LOG_FILE", log.c_str(), 1);
+  REQUIRE(hipFileSetParameterBool(hipFileParamPropertiesAllowCompatMode, false).err == ok);
+  REQUIRE(hipFileSetParameterBool(hipFileParamForceCompatMode, true).err == ok);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  CHECK(get_bool(hipFileParamPropertiesAllowCompatMode));  // the forced compat path stays allowed
+  round_trip(3u << 20);                                      // and I/O works
+  REQUIRE(hipFileDriverClose().err == ok);
+  ::unsetenv("HIPFILE_LOG_FILE");
+  const std::string text = slurp(log.path());
+  INFO(text);
+  CHECK(count(text, "configuration error: compat mode is forced") == 1);
+}
