@@ -2,7 +2,7 @@
 // Helpers of the async suite: an open driver, a registered file, streams, a stream gate.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <hipfile/hipfile.h>
 #include <hip/hip_runtime_api.h>
 

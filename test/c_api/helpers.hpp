@@ -3,7 +3,7 @@
 // tests stay independent inside one process.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <fcntl.h>
 #include <hipfile/hipfile.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // hipfile::AsyncOp with read_async/write_async on a stream, and stream registration.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <hipfile++/async.hpp>
 #include <hipfile++/driver.hpp>
 #include <hipfile++/file.hpp>

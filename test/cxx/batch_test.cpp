@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // hipfile::Batch: setup limits, submit/poll byte for byte, cancel, move-only ownership.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <hipfile++/batch.hpp>
 #include <hipfile++/driver.hpp>
 #include <hipfile++/file.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // hipfile::DeviceBuffer: owned hipMalloc memory, checked against the runtime's real state.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <hipfile++/device_buffer.hpp>
 

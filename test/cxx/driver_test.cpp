@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // hipfile::Driver: one scoped reference of the driver's reference count.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <hipfile++/driver.hpp>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // hipfile::Error: conversions to and from both C conventions, equality, message text, fmt.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <hipfile++/error.hpp>
 #include <hipfile++/fmt.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // hipfile::File: ownership checked against the real descriptor and handle state, every
 // failure path, and span I/O byte for byte.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <hipfile++/file.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The one-line helpers of io.hpp: whole files and ranges into new DeviceBuffers, device spans
 // into files.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <hipfile++/io.hpp>
 

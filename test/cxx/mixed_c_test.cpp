@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One program mixing hipfile++ and raw C calls on the same file and buffers: the raw handles
 // work with C, C registrations work with C++ I/O, and errors convert both ways.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <hipfile++/hipfile.hpp>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // hipfile::Registration and RegisteredBuffer, checked against the library's real registrations.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <hipfile++/registration.hpp>
 

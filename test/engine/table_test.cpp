@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The buffer table's range logic at its edges.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "engine/buffer_table.hpp"
 

@@ -2,7 +2,7 @@
 // Fastpath selection and retry (lib/fastpath/select.cpp, doc/fastpaths.md). No real fastpath
 // exists on platform=cpu, so the engine must serve everything; a fake fastpath injected through
 // the test hook then proves the selection and the retry rules through the C API.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <fcntl.h>
 #include <hipfile/hipfile.h>
 #include <hipfile/hipfile_stats.h>

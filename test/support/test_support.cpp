@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "test_support.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
 
 #include <hip/hip_runtime_api.h>
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,11 @@
 // Test helpers shared by hip-cpu's unit tests.
 #pragma once
 
+#if __has_include(<catch2/catch_all.hpp>)  // Catch2 v3
+#include <catch2/catch_all.hpp>
+#else
 #include <catch2/catch.hpp>
+#endif
 #include <hip/hip_cpu.h>
 #include <hip/hip_runtime_api.h>
 
