@@ -3,6 +3,8 @@
 // refusal of overlapping registrations.
 #include <cstdint>
 #include <cstdlib>
+#include <thread>
+#include <atomic>
 
 #include "helpers.hpp"
 
@@ -103,4 +105,45 @@ TEST_CASE("Interior pointers of a registration use its bounds", "[buffer]") {
   std::copy(data.begin(), data.end(), expect.begin() + 8192);
   CHECK(back == expect);
   REQUIRE(hipFileBufDeregister(mem.get()).err == hipFileSuccess);
+}
+
+TEST_CASE("Registering and deregistering while I/O runs on the same memory and file is safe", "[buffer][concurrency]") {
+  ClosedDriver guard;
+  const std::size_t n = 16u << 20, part = 8u << 20;
+  TempFile f(n, 29);
+  Registered r(f.path(), O_RDONLY);
+  DeviceMem mem(n);
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad{0};
+  // Reads into the buffer, whether or not it is registered at that moment.
+  std::thread reader([&] {
+    for (int i = 0; i < 20; ++i)
+      if (hipFileRead(r.handle, mem.bytes() + 4096, part, 4096, 0) != static_cast<ssize_t>(part)) ++bad;
+    stop = true;
+  });
+  // Registers and deregisters the buffer underneath (deregistration waits for a read using it).
+  std::thread buffers([&] {
+    while (!stop) {
+      if (hipFileBufRegister(mem.get(), n, 0).err != hipFileSuccess) ++bad;
+      if (hipFileBufDeregister(mem.get()).err != hipFileSuccess) ++bad;
+    }
+  });
+  // Registers and deregisters other handles of the same file.
+  std::thread handles([&] {
+    while (!stop) {
+      int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+      hipFileHandle_t h = nullptr;
+      if (register_fd(fd, &h).err != hipFileSuccess) ++bad;
+      std::vector<std::byte> host(4096);
+      if (hipFileRead(h, host.data(), host.size(), 0, 0) != 4096) ++bad;
+      hipFileHandleDeregister(h);
+      ::close(fd);
+    }
+  });
+  reader.join();
+  buffers.join();
+  handles.join();
+  CHECK(bad == 0);
+  CHECK(to_host(mem.bytes() + 4096, part) == pattern(part, 29, 4096));
+  CHECK(hipFileBufDeregister(mem.get()).err == hipFileMemoryNotRegistered);
 }
