@@ -88,14 +88,17 @@ TEST_CASE("Engine threads start with the first large I/O and stop at the last cl
   Registered r(f.path(), O_RDONLY);
   DeviceMem mem(n);
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
-  CHECK(thread_count() > before);
+  const int during = thread_count();
+  CHECK(during > before);
 #ifdef __HIP_PLATFORM_CPU__
   CHECK(hipcpuLiveHostAllocations() > 0);  // staging slots exist while open
 #endif
   hipFileHandleDeregister(r.handle);
   r.handle = nullptr;
   ClosedDriver::close_all();
-  CHECK(thread_count() <= before + 0 + 1);  // hip-cpu may keep its own stream workers
+  // At least the engine's workers (two or more) are gone. Not "back to before": the runtime
+  // (or a sanitizer) may start threads of its own meanwhile.
+  CHECK(thread_count() <= during - 2);
 #ifdef __HIP_PLATFORM_CPU__
   CHECK(hipcpuLiveHostAllocations() == 0);  // and all staging memory is freed
 #endif
