@@ -202,16 +202,19 @@ TEST_CASE("capacity: BatchFull until events are reported") {
   DeviceMem dev(64 * kKiB);
   hipFileBatchHandle_t b = nullptr;
   HF_OK(hipFileBatchIOSetUp(&b, 3));
-  std::vector<hipFileIOParams_t> ios(4, op(of.fh, hipFileBatchRead, dev.get(), 4096, 0, 0, nullptr));
+  // Every submitted operation gets its own destination: operations in flight together must
+  // not write the same device bytes (ThreadSanitizer flags it, rightly).
+  std::vector<hipFileIOParams_t> ios;
+  for (int i = 0; i < 16; ++i) ios.push_back(op(of.fh, hipFileBatchRead, dev.get(), 4096, 0, i * 4096, nullptr));
   CHECK(hipFileBatchIOSubmit(b, 4, ios.data(), 0).err == hipFileBatchFull);
   HF_OK(hipFileBatchIOSubmit(b, 2, ios.data(), 0));
-  CHECK(hipFileBatchIOSubmit(b, 2, ios.data(), 0).err == hipFileBatchFull);
-  HF_OK(hipFileBatchIOSubmit(b, 1, ios.data(), 0));
+  CHECK(hipFileBatchIOSubmit(b, 2, ios.data() + 2, 0).err == hipFileBatchFull);
+  HF_OK(hipFileBatchIOSubmit(b, 1, ios.data() + 2, 0));
   // Completed but unreported events still take their place.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  CHECK(hipFileBatchIOSubmit(b, 1, ios.data(), 0).err == hipFileBatchFull);
+  CHECK(hipFileBatchIOSubmit(b, 1, ios.data() + 3, 0).err == hipFileBatchFull);
   collect(b, 3);
-  HF_OK(hipFileBatchIOSubmit(b, 3, ios.data(), 0));
+  HF_OK(hipFileBatchIOSubmit(b, 3, ios.data() + 3, 0));
   collect(b, 3);
   hipFileBatchIODestroy(b);
 }
