@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Batch I/O: setup limits, 128-entry mixed batches byte for byte, events once with cookies,
 // BatchFull, timeouts, cancel, destroy while running, concurrent batches, per-op errors.
+#include <hipfile++/batch.hpp>
+
 #include "common.hpp"
 
 #include <time.h>
@@ -16,20 +18,6 @@ using namespace hipfile::test;
 namespace {
 
 constexpr std::size_t kKiB = 1024;
-
-hipFileIOParams_t op(hipFileHandle_t fh, hipFileOpcode_t code, void* base, std::size_t size, hoff_t foff,
-                     hoff_t boff, void* cookie) {
-  hipFileIOParams_t p{};
-  p.mode = hipFileBatch;
-  p.u.batch.devPtr_base = base;
-  p.u.batch.file_offset = foff;
-  p.u.batch.devPtr_offset = boff;
-  p.u.batch.size = size;
-  p.fh = fh;
-  p.opcode = code;
-  p.cookie = cookie;
-  return p;
-}
 
 // Collects exactly n events (waiting without a timeout).
 std::vector<hipFileIOEvents_t> collect(hipFileBatchHandle_t b, unsigned n) {
@@ -80,7 +68,7 @@ TEST_CASE("a 128-entry batch of mixed reads and writes, byte for byte") {
     sizes[i] = (i % 3 == 0) ? region : (i % 3 == 1 ? 1 + 37 * i : region - 511);
     const hoff_t off = static_cast<hoff_t>(i * region + (i % 5));
     sizes[i] = std::min(sizes[i], region - i % 5);
-    ios.push_back(op(of.fh, i % 2 ? hipFileBatchWrite : hipFileBatchRead, dev.get(), sizes[i], off, off,
+    ios.push_back(hipfile::batch_op(i % 2 ? hipFileBatchWrite : hipFileBatchRead, of.fh, dev.get(), sizes[i], off, off,
                      reinterpret_cast<void*>(std::uintptr_t(i + 1))));
   }
   hipFileBatchHandle_t b = nullptr;
@@ -127,7 +115,7 @@ TEST_CASE("submission errors are all-or-nothing") {
   DeviceMem dev(256 * kKiB);
   hipFileBatchHandle_t b = nullptr;
   HF_OK(hipFileBatchIOSetUp(&b, 4));
-  auto good = op(of.fh, hipFileBatchRead, dev.get(), 4096, 0, 0, nullptr);
+  auto good = hipfile::batch_op(hipFileBatchRead, of.fh, dev.get(), 4096, 0, 0, nullptr);
   auto check_refused = [&](hipFileIOParams_t bad, hipFileOpError_t want) {
     hipFileIOParams_t ios[2] = {good, bad};
     CHECK(hipFileBatchIOSubmit(b, 2, ios, 0).err == want);
@@ -180,8 +168,8 @@ TEST_CASE("per-operation errors are Failed events with the negated error") {
   DeviceMem dev(64 * kKiB);
   hipFileBatchHandle_t b = nullptr;
   HF_OK(hipFileBatchIOSetUp(&b, 2));
-  hipFileIOParams_t ios[2] = {op(ro.fh, hipFileBatchWrite, dev.get(), 4096, 0, 0, &ro),
-                              op(ro.fh, hipFileBatchRead, dev.get(), 4096, 0, 0, nullptr)};
+  hipFileIOParams_t ios[2] = {hipfile::batch_op(hipFileBatchWrite, ro.fh, dev.get(), 4096, 0, 0, &ro),
+                              hipfile::batch_op(hipFileBatchRead, ro.fh, dev.get(), 4096, 0, 0, nullptr)};
   HF_OK(hipFileBatchIOSubmit(b, 2, ios, 0));
   for (const auto& e : collect(b, 2)) {
     if (e.cookie == &ro) {
@@ -205,7 +193,7 @@ TEST_CASE("capacity: BatchFull until events are reported") {
   // Every submitted operation gets its own destination: operations in flight together must
   // not write the same device bytes (ThreadSanitizer flags it, rightly).
   std::vector<hipFileIOParams_t> ios;
-  for (int i = 0; i < 16; ++i) ios.push_back(op(of.fh, hipFileBatchRead, dev.get(), 4096, 0, i * 4096, nullptr));
+  for (int i = 0; i < 16; ++i) ios.push_back(hipfile::batch_op(hipFileBatchRead, of.fh, dev.get(), 4096, 0, i * 4096, nullptr));
   CHECK(hipFileBatchIOSubmit(b, 4, ios.data(), 0).err == hipFileBatchFull);
   HF_OK(hipFileBatchIOSubmit(b, 2, ios.data(), 0));
   CHECK(hipFileBatchIOSubmit(b, 2, ios.data() + 2, 0).err == hipFileBatchFull);
@@ -227,7 +215,7 @@ TEST_CASE("timeouts, cancel of work not yet started, destroy while running") {
   constexpr unsigned n = 128;
   std::vector<hipFileIOParams_t> ios;
   for (unsigned i = 0; i < n; ++i)
-    ios.push_back(op(of.fh, hipFileBatchRead, dev.get(), 128 * kKiB, i * 128 * kKiB, i * 128 * kKiB,
+    ios.push_back(hipfile::batch_op(hipFileBatchRead, of.fh, dev.get(), 128 * kKiB, i * 128 * kKiB, i * 128 * kKiB,
                      reinterpret_cast<void*>(std::uintptr_t(i))));
 
   SECTION("a poll returns at once; min_nr is capped to what is outstanding") {
@@ -294,7 +282,7 @@ TEST_CASE("concurrent batches from several threads") {
         std::vector<hipFileIOParams_t> ios;
         for (unsigned i = 0; i < n; ++i) {
           const hoff_t off = static_cast<hoff_t>((t * n + i) * kOp);
-          ios.push_back(op(of.fh, hipFileBatchRead, dev.get(), kOp, off, off, nullptr));
+          ios.push_back(hipfile::batch_op(hipFileBatchRead, of.fh, dev.get(), kOp, off, off, nullptr));
         }
         if (hipFileBatchIOSubmit(b, n, ios.data(), 0).err != hipFileSuccess) ++failures;
         unsigned got = 0;

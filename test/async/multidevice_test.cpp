@@ -5,6 +5,8 @@
 // it was, and a device-1 buffer used from a device-0 stream (documented in doc/async-batch.md:
 // it works, the buffer's device does the copies; upstream returns InvalidValue). Runs with two
 // hip-cpu devices in CI (HIPCPU_DEVICE_COUNT=2) and on real GPU pairs; skips on one device.
+#include <hipfile++/batch.hpp>
+
 #include "common.hpp"
 
 #include <sys/types.h>
@@ -67,20 +69,6 @@ int buffer_device(const void* p) {
 }
 
 ssize_t load(const ssize_t& v) { return __atomic_load_n(&v, __ATOMIC_SEQ_CST); }
-
-hipFileIOParams_t batch_op(hipFileHandle_t fh, hipFileOpcode_t code, void* base, std::size_t size, hoff_t foff,
-                           hoff_t boff, void* cookie) {
-  hipFileIOParams_t p{};
-  p.mode = hipFileBatch;
-  p.u.batch.devPtr_base = base;
-  p.u.batch.file_offset = foff;
-  p.u.batch.devPtr_offset = boff;
-  p.u.batch.size = size;
-  p.fh = fh;
-  p.opcode = code;
-  p.cookie = cookie;
-  return p;
-}
 
 std::vector<hipFileIOEvents_t> collect(hipFileBatchHandle_t b, unsigned n, int caller_device) {
   std::vector<hipFileIOEvents_t> all;
@@ -254,7 +242,7 @@ TEST_CASE("a batch mixes reads into device-0 and device-1 buffers, then writes f
   CHECK(current_device() == caller);
   std::vector<hipFileIOParams_t> ios;
   for (unsigned i = 0; i < n; ++i)
-    ios.push_back(batch_op(of.fh, hipFileBatchRead, bufs[i % 2]->get(), chunk, static_cast<hoff_t>(i * chunk),
+    ios.push_back(hipfile::batch_op(hipFileBatchRead, of.fh, bufs[i % 2]->get(), chunk, static_cast<hoff_t>(i * chunk),
                            static_cast<hoff_t>((i / 2) * chunk), reinterpret_cast<void*>(std::uintptr_t{i + 1})));
   HF_OK(hipFileBatchIOSubmit(b, n, ios.data(), 0));
   CHECK(current_device() == caller);
@@ -275,7 +263,7 @@ TEST_CASE("a batch mixes reads into device-0 and device-1 buffers, then writes f
   // Writes from both devices' buffers, swapped: device 1's chunks go where device 0's came from.
   std::vector<hipFileIOParams_t> wios;
   for (unsigned i = 0; i < n; ++i)
-    wios.push_back(batch_op(of.fh, hipFileBatchWrite, bufs[(i + 1) % 2]->get(), chunk,
+    wios.push_back(hipfile::batch_op(hipFileBatchWrite, of.fh, bufs[(i + 1) % 2]->get(), chunk,
                             static_cast<hoff_t>(i * chunk), static_cast<hoff_t>((i / 2) * chunk),
                             reinterpret_cast<void*>(std::uintptr_t{100 + i})));
   HF_OK(hipFileBatchIOSubmit(b, n, wios.data(), 0));
