@@ -52,7 +52,6 @@ class Executor {
   static Executor& get();
   /// Queues `task`; never blocks on I/O (only on the queue's mutex).
   void post(std::function<void()> task);
-  unsigned threads() const noexcept { return static_cast<unsigned>(threads_.size()); }
 
  private:
   Executor();

@@ -47,8 +47,6 @@ class Engine {
   /// Moves the whole request. Reads stop short only at end of file.
   IoResult execute(const Request& req);
 
-  unsigned threads() const noexcept { return static_cast<unsigned>(workers_.size()); }
-  std::size_t chunk_size() const noexcept { return chunk_; }
 
  private:
   struct Job;

@@ -115,9 +115,4 @@ void FileTable::clear() {
   for (auto& f : all) f->inflight.wait_idle();
 }
 
-std::size_t FileTable::size() const {
-  std::shared_lock lock(mu_);
-  return by_handle_.size();
-}
-
 }  // namespace hipfile::engine

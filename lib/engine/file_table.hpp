@@ -56,7 +56,6 @@ class FileTable {
   bool remove(hipFileHandle_t handle);
   /// Removes everything (last driver close).
   void clear();
-  std::size_t size() const;
 
  private:
   std::shared_ptr<File> take(std::uintptr_t key);  // caller holds mu_ exclusively
