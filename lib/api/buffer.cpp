@@ -24,7 +24,7 @@ HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t le
       if (e == hipErrorInvalidValue || e == hipErrorNotFound) return {hipFileInvalidValue, hipSuccess};
       return {hipFileHipDriverError, e};
     }
-    if (info.kind != MemKind::Device && !driver.config().allow_system_memory)
+    if (info.kind != MemKind::Device && !driver.config()->allow_system_memory)
       return {hipFileHipMemoryTypeInvalid, hipSuccess};
     const auto* base = static_cast<const std::byte*>(buffer_base);
     const auto addr = reinterpret_cast<std::uintptr_t>(base);

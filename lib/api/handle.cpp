@@ -26,7 +26,7 @@ HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDes
     driver.open_implicitly();
     // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
     hipfile::fastpath::attach(driver.fastpath().get(), *file);
-    return driver.files.insert(std::move(file), driver.config(), *fh).to_error();
+    return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
   });
 }
 

@@ -35,7 +35,7 @@ void Driver::open_locked() {
     // The fastpath is loaded here (dlopen / symbol lookup), never at library load.
     std::shared_ptr<fastpath::Fastpath> fp = fastpath::load(c);
     std::lock_guard lock(state_mu_);
-    config_ = std::move(c);
+    config_ = std::make_shared<const Config>(std::move(c));
     fastpath_ = std::move(fp);
   }
 }
@@ -81,14 +81,14 @@ std::int64_t Driver::use_count() const {
   return refs_.load();
 }
 
-Config Driver::config() const {
+std::shared_ptr<const Config> Driver::config() const {
   std::lock_guard lock(state_mu_);
   return config_;
 }
 
 std::shared_ptr<Engine> Driver::engine() {
   std::lock_guard lock(state_mu_);
-  if (!engine_) engine_ = std::make_shared<Engine>(config_);
+  if (!engine_) engine_ = std::make_shared<Engine>(*config_);
   return engine_;
 }
 
@@ -105,7 +105,7 @@ Status Driver::stage(const std::function<Status(Params&)>& change) {
 
 Config Driver::effective_config() const {
   std::lock_guard lock(mu_);
-  if (refs_ > 0) return config();
+  if (refs_ > 0) return *config();
   std::vector<Config::Problem> ignored;  // reported at open, not by every Get
   Config c = Config::from_environment(&ignored);
   params_.apply(c);
@@ -115,11 +115,11 @@ Config Driver::effective_config() const {
 Status Driver::set_limit(const std::function<Status(Config&)>& live, const std::function<Status(Params&)>& staged) {
   std::lock_guard lock(mu_);
   if (refs_ == 0) return staged(params_);
-  Config c = config();
+  Config c = *config();
   if (Status st = live(c); !st.ok()) return st;
   std::lock_guard state(state_mu_);
-  const bool reshape = c.chunk_size != config_.chunk_size || c.pinned_limit != config_.pinned_limit;
-  config_ = std::move(c);
+  const bool reshape = c.chunk_size != config_->chunk_size || c.pinned_limit != config_->pinned_limit;
+  config_ = std::make_shared<const Config>(std::move(c));
   if (reshape) engine_.reset();  // later requests build an engine of the new shape
   return Status::success();
 }

@@ -36,8 +36,9 @@ class Driver {
   std::int64_t use_count() const;
   bool is_open() const { return use_count() > 0; }
 
-  /// The configuration in force (valid while open).
-  Config config() const;
+  /// The configuration in force (valid while open). A shared snapshot: every request reads it,
+  /// so it is handed out without copying; a setter replaces it rather than changing it.
+  std::shared_ptr<const Config> config() const;
   /// The staging engine, started on first use. Shared: a setter that changes the engine's shape
   /// while open drops the driver's reference, and requests in flight keep the old engine alive.
   std::shared_ptr<Engine> engine();
@@ -67,7 +68,7 @@ class Driver {
   mutable std::mutex mu_;
   std::atomic<std::int64_t> refs_{0};  // written under mu_, read anywhere
   mutable std::mutex state_mu_;
-  Config config_;
+  std::shared_ptr<const Config> config_ = std::make_shared<const Config>();
   std::shared_ptr<Engine> engine_;
   std::shared_ptr<fastpath::Fastpath> fastpath_;  // loaded at first open, dropped at last close
   Params params_;  // guarded by mu_

@@ -78,7 +78,8 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     r.status = Status::of(hipFileInvalidValue);
     return r;
   }
-  const Config config = driver.config();
+  const std::shared_ptr<const Config> snapshot = driver.config();
+  const Config& config = *snapshot;
   const auto* base = static_cast<const std::byte*>(buffer_base);
   Target t;
   if (Status st = resolve(driver, base, config, t); !st.ok()) {
