@@ -89,6 +89,34 @@ HIPFILE_API hipFileError_t hipFileSetStatsLevel(int level);
  *  through a symbolic link. */
 HIPFILE_API hipFileError_t hipFileStatsWrite(const char *path);
 
+/** A buffer of this many bytes always holds the whole fastpath report, its NUL included. */
+#define HIPFILE_FASTPATH_REPORT_MAX 4096
+
+/**
+ * @brief What the most recent driver open decided about GPU-direct fastpaths, and why.
+ *
+ * Each driver open (hipFileDriverOpen, or the implicit one of hipFileHandleRegister) decides
+ * whether a fastpath (cuFile, AMD AIS) serves device I/O; this call reports that decision as one
+ * NUL-terminated line:
+ *
+ *     fastpath=NAME library=PATH gds=yes|no reason=SENTENCE
+ *
+ * NAME is "cufile", "amd-ais" or "none". PATH is the shared library that was loaded (the file
+ * the dynamic linker opened; it may have been unloaded again when it reported no GPU-direct
+ * storage), or "none". gds says whether GPU-direct storage was reported. SENTENCE, which runs to
+ * the end of the line, says why (doc/fastpaths.md). The report stays after the driver closes,
+ * until the next open replaces it. This call never opens the driver and is thread-safe.
+ *
+ * @param buf  receives the text; the caller owns it.
+ * @param len  size of buf in bytes; HIPFILE_FASTPATH_REPORT_MAX always suffices.
+ * @return hipFileSuccess;
+ *         hipFileInvalidValue when buf is NULL or len is 0 (nothing is written), or when the text
+ *         does not fit: buf then holds its first len - 1 bytes and a NUL;
+ *         hipFileDriverNotInitialized when the driver has never been opened in this process
+ *         (buf holds the empty string).
+ */
+HIPFILE_API hipFileError_t hipFileDriverGetFastpathReport(char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

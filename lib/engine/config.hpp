@@ -47,6 +47,11 @@ struct Config {
   bool skip_topology_detection = false;
   bool stream_memops_bypass = false;
 
+  // HIPFILE_CUFILE_LIBRARY: the libcufile to load instead of the platform's search (the test
+  // suite's fake; a libcufile outside the loader's paths). Empty: nvidia builds search the usual
+  // names, other builds load no cuFile (lib/fastpath/cufile.cpp).
+  std::string cufile_library;
+
   // Observability.
   unsigned stats_level = 1;     // HIPFILE_STATS_LEVEL: 0 off, 1 counters, 2 + histograms, 3 + per device
   std::string stats_file;       // HIPFILE_STATS_FILE: report written at last close, exit, hipFileStatsWrite

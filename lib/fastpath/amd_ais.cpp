@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "engine/config.hpp"
 #include "engine/log.hpp"
@@ -114,17 +115,20 @@ class AmdAis final : public Fastpath {
 
 }  // namespace
 
-std::shared_ptr<Fastpath> load_amd_ais(const Config&) {
+std::shared_ptr<Fastpath> load_amd_ais(const Config&, Report& report) {
+  report = Report{};
   auto rd = reinterpret_cast<AmdFileIoFn>(find("hipAmdFileRead"));
   auto wr = reinterpret_cast<AmdFileIoFn>(find("hipAmdFileWrite"));
   if (rd == nullptr || wr == nullptr) {
-    HIPFILE_LOG(Debug, "amd-ais: hipAmdFileRead/Write not found (needs ROCm >= 7.2); every I/O uses the engine");
+    report.reason = "hipAmdFileRead/Write not found in the HIP runtime (needs ROCm >= 7.2); every I/O uses the engine";
     return nullptr;
   }
   bool any_fs = false;
   if (const char* v = std::getenv("HIPFILE_UNSUPPORTED_FILE_SYSTEMS")) (void)engine::parse_bool(v, any_fs);
-  HIPFILE_LOG(Debug, "amd-ais: hipAmdFileRead/Write resolved; aligned device I/O on %s may go GPU-direct",
-              any_fs ? "any file system" : "ext4/xfs files and block devices");
+  report.fastpath = "amd-ais";
+  report.gds = true;
+  report.reason = std::string("hipAmdFileRead/Write resolved; aligned device I/O on ") +
+                  (any_fs ? "any file system" : "ext4/xfs files and block devices") + " may go GPU-direct";
   return std::make_shared<AmdAis>(rd, wr, any_fs);
 }
 
@@ -133,7 +137,11 @@ std::shared_ptr<Fastpath> load_amd_ais(const Config&) {
 #else  // not an AMD build: compiled out
 
 namespace hipfile::fastpath {
-std::shared_ptr<Fastpath> load_amd_ais(const Config&) { return nullptr; }
+std::shared_ptr<Fastpath> load_amd_ais(const Config&, Report& report) {
+  report = Report{};
+  report.reason = "AMD AIS exists only on amd builds";
+  return nullptr;
+}
 }  // namespace hipfile::fastpath
 
 #endif

@@ -1,26 +1,35 @@
 // SPDX-License-Identifier: MIT
 // NVIDIA fastpath: libcufile (GPUDirect Storage), loaded with dlopen at driver open, never at
 // library load and never at build time (no cufile.h is needed: the few types and entry points
-// used are declared below with cuFile's documented C ABI).
+// used are declared below with cuFile's documented C ABI). The file is compiled on every
+// platform: it needs only dlopen, so the cpu test suite can point it at a fake libcufile.
+//
+// Which library: HIPFILE_CUFILE_LIBRARY (Config::cufile_library) when set, on any build;
+// otherwise, on nvidia builds only, the usual names (kSearch). Other builds load no cuFile.
 //
 // When is it used? cuFile has its own compat mode (POSIX into a bounce buffer), in which
-// cuFileHandleRegister succeeds without any GPU-direct path; handing I/O to it would only replace
-// our parallel engine with a slower one. So the fastpath is loaded only when GDS is reported:
+// cuFileDriverOpen and cuFileHandleRegister succeed without any GPU-direct path; handing I/O to
+// it would only replace our parallel engine with a slower one. So after cuFileDriverOpen the
+// driver's properties are read, and the fastpath is kept only when GDS is reported:
 //   - /proc/driver/nvidia-fs exists (the nvidia-fs kernel module), or
-//   - the PCI P2PDMA mode is asked for (hipFileParamUsePcip2pdma / use_pcip2pdma, cuFile ≥ 1.14
-//     serves it without nvidia-fs),
-// and cuFileDriverOpen succeeds. cuFileDriverGetProperties is not used: its struct layout has
-// changed between releases and the two signals above are what decides GDS-vs-compat.
+//   - cuFile reports an nvidia-fs version (nvfs.major_version != 0), or
+//   - PCI P2PDMA is asked for (hipFileParamUsePcip2pdma) and cuFile reports NVMe P2P support.
+// Otherwise the driver is closed and the library unloaded again, and the engine serves all I/O.
 // Per file, cuFileHandleRegister on the library's O_DIRECT fd must succeed; otherwise the file
-// is engine-only. Every decision is logged at debug level.
+// is engine-only. Every decision is logged at debug level and published in the fastpath report.
 #include "fastpath/fastpath.hpp"
 
-#if defined(__HIP_PLATFORM_NVIDIA__)
-
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "engine/log.hpp"
 
@@ -44,8 +53,29 @@ struct CUfileDescr_t {
 using CUfileHandle_t = void*;
 constexpr int kHandleTypeOpaqueFd = 1;
 
+// The leading fields of CUfileDrvProps_t. They have kept this layout in every release; later
+// fields have not, which is why the call below gets an oversized buffer and reads only these.
+struct CUfileDrvPropsHead {
+  struct {
+    unsigned major_version;  // of nvidia-fs; 0 when the module is absent
+    unsigned minor_version;
+    std::size_t poll_thresh_size;
+    std::size_t max_direct_io_size;
+    unsigned dstatusflags;  // CUfileDriverStatusFlags: bit n = support for target type n
+    unsigned dcontrolflags;
+  } nvfs;
+  unsigned fflags;
+};
+// CU_FILE_NVME_P2P_SUPPORTED: bit 11 of dstatusflags (value 11 in CUfileDriverStatusFlags).
+// Recent cuFile documentation marks it deprecated; should a release stop setting it, a
+// P2PDMA-only machine stays on the engine, which is the safe side.
+constexpr unsigned kStatusNvmeP2p = 1u << 11;
+// Room for every CUfileDrvProps_t so far (under 100 bytes) and any growth.
+constexpr std::size_t kPropsBuffer = 4096;
+
 using DriverOpenFn = CUfileError_t (*)();
 using DriverCloseFn = CUfileError_t (*)();
+using DriverGetPropertiesFn = CUfileError_t (*)(void*);
 using HandleRegisterFn = CUfileError_t (*)(CUfileHandle_t*, CUfileDescr_t*);
 using HandleDeregisterFn = void (*)(CUfileHandle_t);
 using ReadFn = ssize_t (*)(CUfileHandle_t, void*, size_t, off_t, off_t);
@@ -57,6 +87,7 @@ struct Library {
   void* dl = nullptr;
   DriverOpenFn driver_open = nullptr;
   DriverCloseFn driver_close = nullptr;
+  DriverGetPropertiesFn get_properties = nullptr;
   HandleRegisterFn handle_register = nullptr;
   HandleDeregisterFn handle_deregister = nullptr;
   ReadFn read = nullptr;
@@ -73,6 +104,36 @@ template <class F>
 bool resolve(void* dl, const char* name, F& out) {
   out = reinterpret_cast<F>(dlsym(dl, name));
   return out != nullptr;
+}
+
+std::vector<std::string> candidates(const Config& config) {
+  if (!config.cufile_library.empty()) return {config.cufile_library};
+#if defined(__HIP_PLATFORM_NVIDIA__)
+  // The soname first, as the dynamic linker would find it; then the CUDA toolkit's usual
+  // places, which are often not in the linker's path.
+  return {"libcufile.so.0", "/usr/local/cuda/lib64/libcufile.so.0",
+          "/usr/local/cuda/targets/x86_64-linux/lib/libcufile.so.0"};
+#else
+  return {};
+#endif
+}
+
+// The file the dynamic linker actually opened, for the report: a soname says less.
+std::string loaded_path(void* dl, const std::string& asked) {
+  link_map* map = nullptr;
+  if (dlinfo(dl, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr && map->l_name[0] != '\0')
+    return map->l_name;
+  return asked;
+}
+
+std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* format, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, format);
+  std::vsnprintf(buf, sizeof buf, format, ap);
+  va_end(ap);
+  return buf;
 }
 
 // ssize_t return convention of cuFileRead/Write: bytes, -1 with errno, or -CUfileOpError.
@@ -145,47 +206,82 @@ class Cufile final : public Fastpath {
 
 }  // namespace
 
-std::shared_ptr<Fastpath> load_cufile(const Config& config) {
-  const bool nvfs = ::access("/proc/driver/nvidia-fs", F_OK) == 0;
-  if (!nvfs && !config.use_pcip2pdma) {
-    HIPFILE_LOG(Debug, "cufile: not loaded (no /proc/driver/nvidia-fs and P2PDMA not requested); "
-                       "every I/O uses the engine");
+std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report) {
+  report = Report{};
+  const std::vector<std::string> names = candidates(config);
+  if (names.empty()) {
+    report.reason = "no cuFile on this build: HIPFILE_CUFILE_LIBRARY is not set and only nvidia builds search for "
+                    "libcufile; every I/O uses the engine";
     return nullptr;
   }
   auto lib = std::make_shared<Library>();
-  lib->dl = dlopen("libcufile.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (lib->dl == nullptr) {
+  std::string tried, last_error, opened;
+  for (const std::string& name : names) {
+    lib->dl = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib->dl != nullptr) {
+      opened = name;
+      break;
+    }
     const char* why = dlerror();
-    HIPFILE_LOG(Debug, "cufile: libcufile.so.0 not loadable (%s); every I/O uses the engine", why ? why : "?");
+    tried += (tried.empty() ? "" : ", ") + name;
+    last_error = why ? why : "?";
+  }
+  if (lib->dl == nullptr) {
+    report.reason = "libcufile not loadable (tried " + tried + "; last error: " + last_error +
+                    "); every I/O uses the engine";
     return nullptr;
   }
+  report.library = loaded_path(lib->dl, opened);
   // cufile.h #defines cuFileDriverClose to cuFileDriverClose_v2 in recent releases.
   if (!resolve(lib->dl, "cuFileDriverClose_v2", lib->driver_close)) resolve(lib->dl, "cuFileDriverClose", lib->driver_close);
-  if (!resolve(lib->dl, "cuFileDriverOpen", lib->driver_open) || lib->driver_close == nullptr ||
-      !resolve(lib->dl, "cuFileHandleRegister", lib->handle_register) ||
-      !resolve(lib->dl, "cuFileHandleDeregister", lib->handle_deregister) || !resolve(lib->dl, "cuFileRead", lib->read) ||
-      !resolve(lib->dl, "cuFileWrite", lib->write)) {
-    HIPFILE_LOG(Debug, "cufile: libcufile.so.0 lacks an entry point; every I/O uses the engine");
-    return nullptr;
+  const char* missing = nullptr;
+  if (!resolve(lib->dl, "cuFileDriverOpen", lib->driver_open)) missing = "cuFileDriverOpen";
+  else if (lib->driver_close == nullptr) missing = "cuFileDriverClose";
+  else if (!resolve(lib->dl, "cuFileDriverGetProperties", lib->get_properties)) missing = "cuFileDriverGetProperties";
+  else if (!resolve(lib->dl, "cuFileHandleRegister", lib->handle_register)) missing = "cuFileHandleRegister";
+  else if (!resolve(lib->dl, "cuFileHandleDeregister", lib->handle_deregister)) missing = "cuFileHandleDeregister";
+  else if (!resolve(lib->dl, "cuFileRead", lib->read)) missing = "cuFileRead";
+  else if (!resolve(lib->dl, "cuFileWrite", lib->write)) missing = "cuFileWrite";
+  if (missing != nullptr) {
+    report.reason = std::string("the library lacks ") + missing + "; every I/O uses the engine";
+    return nullptr;  // ~Library unloads it
   }
   CUfileError_t e = lib->driver_open();
   if (e.err != 0) {
-    HIPFILE_LOG(Debug, "cufile: cuFileDriverOpen failed (err %d, cu_err %d); every I/O uses the engine", e.err,
-                e.cu_err);
+    report.reason = printf_string("cuFileDriverOpen failed (err %d, cu_err %d); every I/O uses the engine", e.err,
+                                  e.cu_err);
     return nullptr;
   }
-  lib->opened = true;
-  HIPFILE_LOG(Debug, "cufile: loaded (%s); device I/O on registered files may go GPU-direct",
-              nvfs ? "nvidia-fs present" : "P2PDMA requested");
+  lib->opened = true;  // from here ~Library closes the driver before unloading
+
+  // Zeroed and oversized: a release whose struct is larger writes into the slack, and a field
+  // it does not fill reads as 0 ("not supported").
+  alignas(std::max_align_t) unsigned char props[kPropsBuffer] = {};
+  e = lib->get_properties(props);
+  if (e.err != 0) {
+    report.reason = printf_string("cuFileDriverGetProperties failed (err %d, cu_err %d); every I/O uses the engine",
+                                  e.err, e.cu_err);
+    return nullptr;
+  }
+  CUfileDrvPropsHead head;
+  std::memcpy(&head, props, sizeof head);
+  const bool nvfs_module = ::access("/proc/driver/nvidia-fs", F_OK) == 0;
+  const bool nvme_p2p = (head.nvfs.dstatusflags & kStatusNvmeP2p) != 0;
+  const std::string found = printf_string(
+      "nvfs version %u.%u, status flags 0x%x, %s, P2PDMA %s", head.nvfs.major_version, head.nvfs.minor_version,
+      head.nvfs.dstatusflags, nvfs_module ? "/proc/driver/nvidia-fs present" : "no /proc/driver/nvidia-fs",
+      config.use_pcip2pdma ? (nvme_p2p ? "requested and supported" : "requested but not supported")
+                           : "not requested");
+  if (!nvfs_module && head.nvfs.major_version == 0 && !(config.use_pcip2pdma && nvme_p2p)) {
+    report.reason = "libcufile loaded but reports no GPU-direct storage (" + found +
+                    "); it was closed and unloaded, every I/O uses the engine";
+    return nullptr;  // ~Library: cuFileDriverClose, then dlclose
+  }
+  report.fastpath = "cufile";
+  report.gds = true;
+  report.reason = "GPU-direct storage reported (" + found +
+                  "); aligned device I/O on files cuFile registers goes through cuFile";
   return std::make_shared<Cufile>(std::move(lib));
 }
 
 }  // namespace hipfile::fastpath
-
-#else  // not an NVIDIA build: compiled out
-
-namespace hipfile::fastpath {
-std::shared_ptr<Fastpath> load_cufile(const Config&) { return nullptr; }
-}  // namespace hipfile::fastpath
-
-#endif

@@ -17,6 +17,7 @@
 #include "engine/engine.hpp"
 #include "engine/file_table.hpp"
 #include "engine/status.hpp"
+#include "fastpath/report.hpp"
 #include "gpu/hip.hpp"
 
 namespace hipfile::fastpath {
@@ -56,13 +57,14 @@ class Fastpath {
 };
 
 /// Loads the platform's fastpath (driver open; never at library load). Null when none exists on
-/// this platform, HIPFILE_FORCE_COMPAT_MODE is set, or the runtime lacks support. Each decision
-/// is logged at debug level.
+/// this platform, HIPFILE_FORCE_COMPAT_MODE is set, or the runtime lacks support. The decision
+/// is logged at debug level and published as the fastpath report (report.hpp).
 std::shared_ptr<Fastpath> load(const Config& config);
 
-// Platform loaders (cufile.cpp, amd_ais.cpp); each returns null when compiled out.
-std::shared_ptr<Fastpath> load_cufile(const Config& config);
-std::shared_ptr<Fastpath> load_amd_ais(const Config& config);
+// Loaders (cufile.cpp, amd_ais.cpp). Each fills `report` with what it found, and returns null
+// when it loads nothing (amd_ais.cpp: also when compiled out, on builds other than amd).
+std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report);
+std::shared_ptr<Fastpath> load_amd_ais(const Config& config, Report& report);
 
 /// Per-file registration hook: sets file.fastpath_state when `fp` accepts the file.
 void attach(Fastpath* fp, File& file);

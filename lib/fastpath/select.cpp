@@ -33,26 +33,43 @@ void set_test_fastpath(std::shared_ptr<Fastpath> fp) {
   g_test_fastpath = std::move(fp);
 }
 
-std::shared_ptr<Fastpath> load(const Config& config) {
+namespace {
+
+std::shared_ptr<Fastpath> choose(const Config& config, Report& report) {
   if (config.force_compat) {
-    HIPFILE_LOG(Debug, "fastpath: not loaded (HIPFILE_FORCE_COMPAT_MODE); every I/O uses the engine");
+    report.reason = "compat mode is forced (HIPFILE_FORCE_COMPAT_MODE or hipFileParamForceCompatMode): no fastpath "
+                    "is loaded, every I/O uses the engine";
     return nullptr;
   }
   {
     std::lock_guard lock(g_test_mu);
     if (g_test_fastpath) {
-      HIPFILE_LOG(Debug, "fastpath: using injected test fastpath '%s'", g_test_fastpath->name());
+      report.fastpath = g_test_fastpath->name();
+      report.gds = true;
+      report.reason = "a test injected this fastpath (fastpath::set_test_fastpath)";
       return g_test_fastpath;
     }
   }
+  // An explicit libcufile wins on every build: that is how the cpu suite loads its fake.
+  if (!config.cufile_library.empty()) return load_cufile(config, report);
 #if defined(__HIP_PLATFORM_NVIDIA__)
-  return load_cufile(config);
+  return load_cufile(config, report);
 #elif defined(__HIP_PLATFORM_AMD__)
-  return load_amd_ais(config);
+  return load_amd_ais(config, report);
 #else
-  HIPFILE_LOG(Debug, "fastpath: none on this platform; every I/O uses the engine");
+  report.reason = "no fastpath exists on platform cpu (HIPFILE_CUFILE_LIBRARY is not set); every I/O uses the engine";
   return nullptr;
 #endif
+}
+
+}  // namespace
+
+std::shared_ptr<Fastpath> load(const Config& config) {
+  Report report;
+  std::shared_ptr<Fastpath> fp = choose(config, report);
+  HIPFILE_LOG(Debug, "fastpath: %s", report.text().c_str());
+  publish(std::move(report));
+  return fp;
 }
 
 void attach(Fastpath* fp, File& file) {
