@@ -78,11 +78,13 @@ int main(int argc, char** argv) {
     say("  {:<15} {}, {} memory, PCI {}\n", fmt::format("GPU{}", g.index), g.name, format_size(g.memory), g.pci_bus_id);
 
   say("fastpaths (GPU-direct; without one, hipfile uses its parallel pinned-staging engine)\n");
-  bool fastpath = false;
-  for (const Finding& f : probe_fastpaths(p.platform)) {
+  for (const Finding& f : probe_fastpaths(p.platform))
     say("  {:<26} {:<4} {}\n", f.name, f.available ? "yes" : "no", f.detail);
-    if (f.available && f.name.find("P2PDMA") == std::string::npos) fastpath = true;
-  }
+  // What the library itself decided at driver open, next to what this tool found: the verdict
+  // follows the library, which is what serves the I/O below.
+  const Finding decision = library_decision();
+  say("  {:<26} {:<4} {}\n", decision.name, decision.available ? "yes" : "no", decision.detail);
+  const bool fastpath = decision.available;
 
   FsInfo fs = probe_filesystem(dir);
   if (!fs.error.empty()) {
