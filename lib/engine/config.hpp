@@ -26,6 +26,7 @@ struct Config {
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
   unsigned map_max_threads = 4;            // mapped path only for engines of at most this many workers
+  bool blocking_wait = false;              // engine workers sleep, not spin, while their copies run
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
   // then depth to fit; it never goes below one thread, one 64 KiB slot.

@@ -157,7 +157,8 @@ void Engine::worker_main(Worker& w) {
 Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
   auto it = w.lanes.find(device);
   if (it != w.lanes.end()) return it->second.get();
-  std::unique_ptr<Lane> lane = Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st);
+  std::unique_ptr<Lane> lane =
+      Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.blocking_wait);
   if (!lane) return nullptr;
   // Worker threads belong to the library: leave them on the device they serve most recently.
   (void)hipSetDevice(device);
