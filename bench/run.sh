@@ -72,24 +72,38 @@ figure() {
 
 common="--file $read_file --file-size $size"
 # 1. Page-cache-hot 8 GiB sequential read into device memory at the library's default settings,
-#    against the pinned copy ceiling and the naive path (and raw pread with the same thread).
-figure read-hot-default $common --create -s "$size" -b 1G -t 1 -n 3
-# 2. The same at 1/4/8/16 engine threads (ceiling re-measured each run, no slow baselines).
-for t in 1 4 8 16; do
+#    against the pinned copy ceiling and the naive path (and raw pread with the same thread):
+#    eight 1 GiB calls, then one 8 GiB call.
+figure read-hot-default $common --create -s "$size" -b 1G -t 1 -n 5
+figure read-hot-one-call $common -s "$size" -b "$size" -t 1 -n 3 --baselines copy
+# 2. The same at 1/2/3/4/8/16 engine threads (ceiling re-measured each run, no slow baselines).
+for t in 1 2 3 4 8 16; do
     figure "read-hot-engine$t" $common -s "$size" -b 1G -t 1 -n 3 --engine-threads "$t" --baselines copy
 done
-# 3. Cold reads, O_DIRECT and buffered, against raw parallel pread of the same disk.
+# 3. What the host can feed: raw parallel pread at 16 threads into pinned memory (hipFile with
+#    16 calling threads alongside), and pread and DMA at once (bench/contention).
+figure read-hot-16-callers $common -s "$size" -b 64M -t 16 -n 3 --baselines raw,copy
+if [ -x "$build/bench/contention" ]; then
+    for t in 4 8 16; do "$build/bench/contention" "$read_file" "$t" 4 1.0; done > "$out/contention.txt" 2>&1
+    { echo "== contention (bench/contention FILE THREADS 4 1.0)"; cat "$out/contention.txt"; echo; } >> "$summary"
+fi
+# 4. Small random reads (hot) against pread + hipMemcpy by hand with the same threads: IOPS.
+figure read-rand-4k-t1 $common -s 64M -b 4k -t 1 -n 3 --random --baselines hand
+figure read-rand-4k-t16 $common -s 256M -b 4k -t 16 -n 3 --random --baselines hand
+figure read-rand-64k-t1 $common -s 1G -b 64k -t 1 -n 3 --random --baselines hand
+figure read-rand-64k-t16 $common -s 4G -b 64k -t 16 -n 3 --random --baselines hand
+# 5. Cold reads, O_DIRECT and buffered, against raw parallel pread of the same disk.
 slow=${SLOW_REPS:-2}  # disk-bound passes: each costs seconds per GiB
 figure read-cold-direct $common -s "$size" -b 64M -t 4 -n "$slow" --cold --direct --baselines copy,raw
 figure read-cold-buffered $common -s "$size" -b 64M -t 4 -n "$slow" --cold --buffered --baselines copy,raw
-# 4. Writes from device memory against raw pwrite from pinned host memory (own file: writes
+# 6. Writes from device memory against raw pwrite from pinned host memory (own file: writes
 #    replace the pattern).
 wcommon="--file $write_file --file-size $size"
 figure write-buffered $wcommon -w -s "$size" -b 64M -t 4 -n "$slow" --buffered --baselines copy,raw
 figure write-direct $wcommon -w -s "$size" -b 64M -t 4 -n "$slow" --direct --baselines copy,raw
-# 5. 64 async 16 MiB reads on 4 streams against the same reads sync, serially.
+# 7. 64 async 16 MiB reads on 4 streams against the same reads sync, serially.
 figure read-async $common -s "$small" -b 16M -t 1 -n 3 --api async --streams 4 --baselines copy,serial
-# 6. 128-entry batches of 64 KiB random reads against a loop of sync reads (hot).
+# 8. 128-entry batches of 64 KiB random reads against a loop of sync reads (hot).
 figure read-batch $common -s "$small" -b 64k -t 1 -n 3 --random --api batch --batch 128 --baselines serial
 # Correctness of the measured paths on this GPU: every byte checked (untimed).
 figure verify-read $common -s "$small" -b 16M -t 4 -n 1 --register --verify --baselines none
@@ -110,18 +124,19 @@ figure verify-write $wcommon --create -w -s "$small" -b 16M -t 4 -n 1 --direct -
 # One line per figure: hipfile best GB/s and the best-pass ratios, taken from the JSON.
 {
     echo "== figures (best of passes; GB/s = 1e9 B/s)"
-    printf '%-22s %10s %12s %10s %10s %12s\n' figure "GB/s" "vs copy" "vs raw" "vs naive" "vs serial"
+    printf '%-22s %10s %10s %10s %10s %10s %10s %10s\n' figure "GB/s" "kIOPS" "vs copy" "vs raw" "vs naive" "vs serial" "vs hand"
     for f in "$tmp"/[0-9]*.json; do
         [ -e "$f" ] || continue
         awk '
             /"figure":/ { gsub(/[",]/, "", $2); fig = $2 }
             /"gbps_best":/ && gb == "" { gsub(/,/, "", $2); gb = $2 }
+            /"iops_best":/ && iops == "" { gsub(/,/, "", $2); iops = $2 }
             /"vs_[a-z_]*": \{/ { key = $1; gsub(/[":]/, "", key) }
             /"best":/ && key != "" { gsub(/,/, "", $2); r[key] = $2; key = "" }
+            function show(k) { return r[k] != "" ? sprintf("%.3f", r[k]) : "-" }
             END {
-                printf "%-22s %10s %12s %10s %10s %12s\n", fig, gb, (r["vs_pinned_copy"] ? r["vs_pinned_copy"] : "-"),
-                    (r["vs_raw"] ? r["vs_raw"] : "-"), (r["vs_naive"] ? r["vs_naive"] : "-"),
-                    (r["vs_sync_serial"] ? r["vs_sync_serial"] : "-")
+                printf "%-22s %10.2f %10.1f %10s %10s %10s %10s %10s\n", fig, gb, iops / 1000, show("vs_pinned_copy"),
+                    show("vs_raw"), show("vs_naive"), show("vs_sync_serial"), show("vs_by_hand")
             }' "$f"
     done
     echo "runs: $n, failed: $failures, $(($(date +%s) - start)) s"

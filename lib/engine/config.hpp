@@ -12,7 +12,7 @@ namespace hipfile::engine {
 
 struct Config {
   unsigned threads = 0;                    // worker threads; 0 = automatic
-  std::size_t chunk_size = 2u << 20;       // bytes per staged chunk (4 KiB multiple); 2 MiB measured best on an H200
+  std::size_t chunk_size = 4u << 20;       // bytes per staged chunk (4 KiB multiple); bench/sweeps: 4 MiB best on an H200
   unsigned staging_depth = 2;              // staging buffers per worker and device
   std::size_t inline_threshold = 1u << 20; // requests up to this run on the caller's thread
   bool allow_compat = true;                // HIPFILE_ALLOW_COMPAT_MODE: the staging engine may serve I/O
@@ -25,7 +25,8 @@ struct Config {
   std::size_t map_threshold = 32u << 20;   // smallest read that may take the mapped path
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
-  unsigned map_max_threads = 4;            // mapped path only for engines of at most this many workers
+  unsigned map_max_threads = 3;            // mapped path only for engines of at most this many workers
+  bool blocking_wait = false;              // engine workers sleep, not spin, while their copies run
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
   // then depth to fit; it never goes below one thread, one 64 KiB slot.

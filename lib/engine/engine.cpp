@@ -157,7 +157,8 @@ void Engine::worker_main(Worker& w) {
 Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
   auto it = w.lanes.find(device);
   if (it != w.lanes.end()) return it->second.get();
-  std::unique_ptr<Lane> lane = Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st);
+  std::unique_ptr<Lane> lane =
+      Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.blocking_wait);
   if (!lane) return nullptr;
   // Worker threads belong to the library: leave them on the device they serve most recently.
   (void)hipSetDevice(device);
@@ -315,7 +316,7 @@ void Engine::run_host(Job& job) {
 
 // Reads [a, b) into the lane's next slot and queues its copy to the device. False when the job
 // failed.
-bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b) {
+bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, bool track) {
   auto& slots = lane.slots();
   Slot& s = slots[next_slot];
   next_slot = (next_slot + 1) % slots.size();
@@ -334,21 +335,24 @@ bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, 
   if (n == 0) return true;
   hipError_t e = hipMemcpyAsync(job.req.mem + (a - job.req.offset), s.host + skew, static_cast<std::size_t>(n),
                                 hipMemcpyHostToDevice, lane.stream());
-  if (e == hipSuccess) e = hipEventRecord(s.done, lane.stream());
+  if (e == hipSuccess && track) e = hipEventRecord(s.done, lane.stream());
   if (e != hipSuccess) {
     job.fail(Status::of_hip(e));
     return false;
   }
-  s.busy = true;
+  s.busy = track;
   return true;
 }
 
 void Engine::run_read(Job& job, Lane& lane) {
+  // A one-chunk job (every small read) never reuses its slot, and drain() waits for the whole
+  // stream: its copy needs no event, which saves a HIP call on every small read.
+  const bool track = job.last != job.next.load(std::memory_order_relaxed);
   std::size_t next_slot = 0;
   off_t k;
   while (job.claim(k)) {
     auto [a, b] = job.range(k);
-    if (!stage_piece(job, lane, next_slot, a, b)) break;
+    if (!stage_piece(job, lane, next_slot, a, b, track)) break;
   }
   if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e));
 }

@@ -11,7 +11,7 @@ namespace {
 constexpr std::size_t kPage = 4096;
 }
 
-std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st) {
+std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st, bool blocking) {
   gpu::DeviceGuard guard(device);
   if (guard.status() != hipSuccess) {
     st = Status::of_hip(guard.status());
@@ -26,6 +26,14 @@ std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_
     st = Status::of_hip(e);
     return nullptr;
   }
+  const unsigned event_flags = hipEventDisableTiming | (blocking ? hipEventBlockingSync : 0u);
+  if (blocking) {
+    if (hipError_t e = hipEventCreateWithFlags(&lane->drained_, event_flags); e != hipSuccess) {
+      lane->drained_ = nullptr;
+      st = Status::of_hip(e);
+      return nullptr;
+    }
+  }
   lane->slots_.resize(depth);
   for (Slot& s : lane->slots_) {
     // One extra page so the usable start can be page-aligned whatever the runtime returns:
@@ -37,7 +45,7 @@ std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_
     }
     auto addr = reinterpret_cast<std::uintptr_t>(s.raw);
     s.host = reinterpret_cast<std::byte*>((addr + kPage - 1) & ~std::uintptr_t{kPage - 1});
-    if (hipError_t e = hipEventCreateWithFlags(&s.done, hipEventDisableTiming); e != hipSuccess) {
+    if (hipError_t e = hipEventCreateWithFlags(&s.done, event_flags); e != hipSuccess) {
       s.done = nullptr;
       st = Status::of_hip(e);
       return nullptr;
@@ -53,6 +61,7 @@ Lane::~Lane() {
     if (s.done) (void)hipEventDestroy(s.done);
     if (s.raw) (void)hipHostFree(s.raw);
   }
+  if (drained_) (void)hipEventDestroy(drained_);
   if (stream_) (void)hipStreamDestroy(stream_);
 }
 
@@ -70,7 +79,13 @@ hipError_t Lane::free_slot(Slot& s) noexcept {
 }
 
 hipError_t Lane::drain() noexcept {
-  hipError_t e = hipStreamSynchronize(stream_);
+  hipError_t e = hipSuccess;
+  if (drained_) {
+    e = hipEventRecord(drained_, stream_);
+    if (e == hipSuccess) e = hipEventSynchronize(drained_);
+  } else {
+    e = hipStreamSynchronize(stream_);
+  }
   for (Slot& s : slots_) {
     s.busy = false;  // the stream is idle: no event to wait for
     if (hipError_t u = free_slot(s); e == hipSuccess) e = u;

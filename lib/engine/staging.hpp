@@ -26,7 +26,10 @@ struct Slot {
 class Lane {
  public:
   /// Creates the stream, slots and events on `device`. The caller's current device is kept.
-  static std::unique_ptr<Lane> create(int device, unsigned depth, std::size_t slot_bytes, Status& st);
+  /// `blocking`: waits for copies sleep in the OS instead of spinning (HIP's default), which
+  /// leaves the CPU to threads that have copying to do; it costs wake-up latency per wait.
+  static std::unique_ptr<Lane> create(int device, unsigned depth, std::size_t slot_bytes, Status& st,
+                                      bool blocking = false);
   ~Lane();
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
@@ -46,6 +49,7 @@ class Lane {
   hipStream_t stream_ = nullptr;
   std::vector<Slot> slots_;
   std::size_t slot_bytes_ = 0;
+  hipEvent_t drained_ = nullptr;  // blocking lanes: recorded and waited on by drain()
 };
 
 /// Lanes for requests run on their callers' threads, per device, handed out and returned.

@@ -198,7 +198,7 @@ TEST_CASE("Staged parameters take effect: one thread, 64 KiB chunks, no inline r
   round_trip((1u << 20) + 4096 * 3 + 37);
   round_trip(100000);
   REQUIRE(hipFileDriverClose().err == ok);
-  CHECK(props().nvfs.max_direct_io_size == 2048);
+  CHECK(props().nvfs.max_direct_io_size == 4096);
 }
 
 TEST_CASE("A tight pinned-memory limit still moves data correctly", "[params]") {
@@ -237,7 +237,7 @@ TEST_CASE("Driver properties: defaults, NULL, open or closed", "[properties]") {
   CHECK(hipFileUseCount() == 0);  // answering never opens the driver
   CHECK(p.nvfs.major_version == HIPFILE_VERSION_MAJOR);
   CHECK(p.nvfs.minor_version == HIPFILE_VERSION_MINOR);
-  CHECK(p.nvfs.max_direct_io_size == 2048);
+  CHECK(p.nvfs.max_direct_io_size == 4096);
   CHECK(p.nvfs.poll_thresh_size == 4);
   CHECK(p.nvfs.driver_control_flags == (1u << hipFileAllowCompatMode));
   const unsigned features =
@@ -266,7 +266,7 @@ TEST_CASE("Driver setters: range errors", "[properties]") {
   CHECK(hipFileDriverSetMaxPinnedMemSize(huge).err == hipFileDriverInvalidProps);
   CHECK(hipFileDriverSetPollMode(true, 0).err == hipFileDriverUnsupportedLimit);
   CHECK(hipFileDriverSetPollMode(true, huge).err == hipFileDriverInvalidProps);
-  CHECK(props().nvfs.max_direct_io_size == 2048);  // nothing changed
+  CHECK(props().nvfs.max_direct_io_size == 4096);  // nothing changed
   CHECK(hipFileUseCount() == 0);
 }
 
@@ -292,7 +292,7 @@ TEST_CASE("Driver setters stage while closed and apply to the running driver whi
   round_trip(3u << 20);
   REQUIRE(hipFileDriverClose().err == ok);
   p = props();
-  CHECK(p.nvfs.max_direct_io_size == 2048);
+  CHECK(p.nvfs.max_direct_io_size == 4096);
   CHECK(p.max_device_cache_size == 131072);
   CHECK((p.nvfs.driver_control_flags & (1u << hipFileUsePollMode)) == 0);
 }

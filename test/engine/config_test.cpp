@@ -51,14 +51,17 @@ TEST_CASE("Well-formed environment values are applied", "[config]") {
   ::setenv("HIPFILE_CHUNK_SIZE", "100k", 1);  // rounded up to 4 KiB
   ::setenv("HIPFILE_THREADS", "3", 1);
   ::setenv("HIPFILE_FORCE_ODIRECT", "1", 1);
+  ::setenv("HIPFILE_BLOCKING_WAIT", "yes", 1);
   Config c = Config::from_environment();
   ::unsetenv("HIPFILE_CHUNK_SIZE");
   ::unsetenv("HIPFILE_THREADS");
   ::unsetenv("HIPFILE_FORCE_ODIRECT");
+  ::unsetenv("HIPFILE_BLOCKING_WAIT");
   CHECK(c.chunk_size == 102400);
   CHECK(c.threads == 3);
   CHECK(c.effective_threads() == 3);
   CHECK(c.force_odirect);
+  CHECK(c.blocking_wait);
 }
 
 TEST_CASE("Every engine shape moves the same bytes", "[config]") {
@@ -68,16 +71,19 @@ TEST_CASE("Every engine shape moves the same bytes", "[config]") {
     const char* depth;
     const char* inline_threshold;
     const char* odirect;
+    const char* blocking;
   };
-  const Shape shape = GENERATE(Shape{"1", "64k", "1", "0", "0"}, Shape{"3", "64k", "4", "0", "1"},
-                               Shape{"2", "1M", "2", "16M", "0"}, Shape{"5", "256k", "3", "4k", "1"});
-  CAPTURE(shape.threads, shape.chunk, shape.depth, shape.inline_threshold, shape.odirect);
+  const Shape shape = GENERATE(Shape{"1", "64k", "1", "0", "0", "0"}, Shape{"3", "64k", "4", "0", "1", "1"},
+                               Shape{"2", "1M", "2", "16M", "0", "0"}, Shape{"5", "256k", "3", "4k", "1", "0"},
+                               Shape{"4", "128k", "2", "4k", "0", "1"});
+  CAPTURE(shape.threads, shape.chunk, shape.depth, shape.inline_threshold, shape.odirect, shape.blocking);
   ClosedDriver guard;
   ::setenv("HIPFILE_THREADS", shape.threads, 1);
   ::setenv("HIPFILE_CHUNK_SIZE", shape.chunk, 1);
   ::setenv("HIPFILE_STAGING_DEPTH", shape.depth, 1);
   ::setenv("HIPFILE_INLINE_THRESHOLD", shape.inline_threshold, 1);
   ::setenv("HIPFILE_FORCE_ODIRECT", shape.odirect, 1);
+  ::setenv("HIPFILE_BLOCKING_WAIT", shape.blocking, 1);
   const std::size_t n = (5u << 20) + 4097;
   TempFile f(n, 81);
   {
@@ -89,7 +95,7 @@ TEST_CASE("Every engine shape moves the same bytes", "[config]") {
     REQUIRE(hipFileWrite(r.handle, mem.get(), n - 8192, 8192, 0) == static_cast<ssize_t>(n - 8192));
   }
   for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_STAGING_DEPTH",
-                        "HIPFILE_INLINE_THRESHOLD", "HIPFILE_FORCE_ODIRECT"})
+                        "HIPFILE_INLINE_THRESHOLD", "HIPFILE_FORCE_ODIRECT", "HIPFILE_BLOCKING_WAIT"})
     ::unsetenv(v);
   auto file = read_file(f.path());
   CHECK(std::vector<std::byte>(file.begin(), file.begin() + 8192) == pattern(8192, 81));

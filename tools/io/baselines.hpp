@@ -30,6 +30,23 @@ class RawBench {
   std::vector<Memory> buffers_;
 };
 
+/// What a user writes by hand without hipFile: the plan's threads, each with its own pinned host
+/// buffer, pread then hipMemcpy to the device (writes: hipMemcpy back, then pwrite). Small random
+/// reads are compared with this (IOPS), since neither side can overlap much within a request.
+class HandBench {
+ public:
+  HandBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress);
+  PassTiming run(int fd);
+
+ private:
+  const Options& options_;
+  const std::vector<Worker>& workers_;
+  std::size_t slots_;
+  Progress& progress_;
+  std::vector<Memory> host_;    // per worker, pinned
+  std::vector<Memory> device_;  // per worker
+};
+
 /// Upstream's fallback: for every request, one after another on one thread, pread into a
 /// pageable buffer then hipMemcpy to the device (writes: hipMemcpy back, then pwrite).
 class NaiveBench {

@@ -136,15 +136,21 @@ int run(int argc, char** argv) {
   r.raw = {"raw", fmt::format("raw parallel {} (pinned host)", o.op == Op::Read ? "pread" : "pwrite")};
   r.naive = {"naive", o.op == Op::Read ? "naive pread + hipMemcpy (serial)" : "naive hipMemcpy + pwrite (serial)"};
   r.serial = {"sync_serial", fmt::format("sync hipFile{} loop (serial)", o.op == Op::Read ? "Read" : "Write")};
-  r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = o.total;
+  r.hand = {"by_hand", fmt::format("by hand: {} + hipMemcpy, {} thr", o.op == Op::Read ? "pread" : "pwrite",
+                                    o.threads * static_cast<int>(r.devices.size()))};
+  r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = r.hand.bytes = o.total;
+  const std::uint64_t ops = total_requests(workers);
+  r.hipfile.ops = r.raw.ops = r.naive.ops = r.serial.ops = r.hand.ops = ops;
   r.hipfile.slot_bytes = r.raw.slot_bytes = bytes_per_slot(workers, slots);
 
   {
     HipfileBench bench(o, workers, slots, fd, progress);
     std::optional<RawBench> raw;
     std::optional<NaiveBench> naive;
+    std::optional<HandBench> hand;
     if (o.baselines.raw) raw.emplace(o, workers, slots, progress);
     if (o.baselines.naive && o.mem == MemKind::Device) naive.emplace(o, workers, slots, progress);
+    if (o.baselines.hand && o.mem == MemKind::Device) hand.emplace(o, workers, slots, progress);
     bool serial = o.baselines.serial && o.api != Api::Sync;
     if (o.baselines.copy) measure_copies(r, o);
 
@@ -172,6 +178,14 @@ int run(int argc, char** argv) {
         s += timed_fsync(o, fd);
         progress.finish();
         r.naive.seconds.push_back(s);
+      }
+      if (hand) {
+        prepare_pass(o, fd);
+        progress.start("by-hand pass " + of, o.total);
+        t = hand->run(fd);
+        f = timed_fsync(o, fd);
+        progress.finish();
+        record(r.hand, t, f);
       }
       if (serial) {
         prepare_pass(o, fd);

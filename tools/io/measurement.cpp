@@ -36,6 +36,20 @@ double Measurement::median_gbps() const {
   return median(r);
 }
 
+double Measurement::best_iops() const {
+  if (ops == 0) return std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> r;
+  for (double s : seconds) r.push_back(s > 0 ? static_cast<double>(ops) / s : 0.0);
+  return best(r);
+}
+
+double Measurement::median_iops() const {
+  if (ops == 0) return std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> r;
+  for (double s : seconds) r.push_back(s > 0 ? static_cast<double>(ops) / s : 0.0);
+  return median(r);
+}
+
 double Measurement::slot_best_gbps(std::size_t slot) const {
   std::vector<double> r;
   for (const auto& pass : slot_seconds) r.push_back(gbps(slot_bytes.at(slot), pass.at(slot)));

@@ -12,6 +12,7 @@ struct Measurement {
   std::string key;    // JSON name: "hipfile", "pinned_h2d", "raw", "naive", "sync_serial", ...
   std::string label;  // table name
   std::uint64_t bytes = 0;                      // per pass
+  std::uint64_t ops = 0;                        // requests per pass
   std::vector<std::uint64_t> slot_bytes;        // per GPU, per pass (empty: not per GPU)
   std::vector<double> seconds;                  // one per pass
   std::vector<std::vector<double>> slot_seconds;  // [pass][gpu]
@@ -19,6 +20,8 @@ struct Measurement {
   bool measured() const { return !seconds.empty(); }
   double best_gbps() const;
   double median_gbps() const;
+  double best_iops() const;    // requests per second
+  double median_iops() const;
   double slot_best_gbps(std::size_t slot) const;
   double slot_median_gbps(std::size_t slot) const;
 };

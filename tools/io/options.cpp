@@ -35,7 +35,7 @@ What to measure
   -n, --reps N               measured passes per measurement (default 3; best and median reported)
       --devices LIST         GPUs to use, e.g. 0,1: each reads a disjoint part of the range
       --multi-gpu            every GPU the runtime reports
-      --baselines LIST       all | none | comma list of copy,raw,naive,serial (default all)
+      --baselines LIST       all | none | comma list of copy,raw,naive,serial,hand (default all)
       --verify               after the timed passes, check every byte of every request
 File
   -f, --file PATH            data file (default ./hipfile-io.dat); created with the verifiable
@@ -67,7 +67,7 @@ int count_arg(const char* name, const char* text, int min) {
 }
 
 Baselines baselines_arg(std::string_view text) {
-  Baselines b{false, false, false, false};
+  Baselines b{false, false, false, false, false};
   if (text == "all") return Baselines{};
   if (text == "none") return b;
   while (!text.empty()) {
@@ -77,7 +77,8 @@ Baselines baselines_arg(std::string_view text) {
     else if (item == "raw") b.raw = true;
     else if (item == "naive") b.naive = true;
     else if (item == "serial") b.serial = true;
-    else usage_error(fmt::format("--baselines: unknown '{}' (copy, raw, naive, serial, all, none)", item));
+    else if (item == "hand") b.hand = true;
+    else usage_error(fmt::format("--baselines: unknown '{}' (copy, raw, naive, serial, hand, all, none)", item));
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }

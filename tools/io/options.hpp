@@ -20,6 +20,7 @@ struct Baselines {
   bool raw = true;     // parallel pread/pwrite into pinned host memory
   bool naive = true;   // serial pageable pread + hipMemcpy (upstream's fallback)
   bool serial = true;  // the same requests as sync hipFileRead/Write in one thread (async/batch only)
+  bool hand = true;    // pread + hipMemcpy by hand with the same threads, pinned buffers (device memory)
 };
 
 struct Options {

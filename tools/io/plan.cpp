@@ -45,4 +45,10 @@ std::vector<std::uint64_t> bytes_per_slot(const std::vector<Worker>& workers, st
   return out;
 }
 
+std::uint64_t total_requests(const std::vector<Worker>& workers) {
+  std::uint64_t n = 0;
+  for (const Worker& w : workers) n += w.requests.size();
+  return n;
+}
+
 }  // namespace hipfile::tools::io

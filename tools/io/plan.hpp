@@ -27,6 +27,9 @@ struct Worker {
 /// aligned offsets in [0, file_size - io_size], from a seeded generator (the same every run).
 std::vector<Worker> make_plan(const Options& options, const std::vector<int>& devices);
 
+/// Requests in one pass, all workers together.
+std::uint64_t total_requests(const std::vector<Worker>& workers);
+
 /// Bytes each device's workers move, indexed by slot.
 std::vector<std::uint64_t> bytes_per_slot(const std::vector<Worker>& workers, std::size_t slots);
 

@@ -24,6 +24,7 @@ struct Report {
   Measurement raw;
   Measurement naive;
   Measurement serial;            // async/batch: the same requests as sync serial calls
+  Measurement hand;              // pread + hipMemcpy by hand, the same threads
 
   /// The copy ceiling in the direction of the operation.
   const Measurement& copy_ceiling() const;
