@@ -5,7 +5,7 @@
 # 1. configure and build platform=nvidia (release, tests on); 2. every test suite;
 # 3. the figures of record (bench/run.sh); 4. with two or more GPUs, the multi-GPU aggregate
 #    read rate against the single-GPU rate measured in the same run.
-# Writes OUT/{build.log,test.log,summary.txt,results.json,check.txt,multigpu.txt}.
+# Writes OUT/{build.log,test.log,stats.txt,summary.txt,results.json,check.txt,contention.txt,multigpu.txt}.
 set -u
 out=${1:?usage: bench/gpu_session.sh OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +21,13 @@ fi
 echo "== tests"
 timeout "${TEST_TIMEOUT:-240}" meson test -C "$build" --print-errorlogs --num-processes 8 -t 0.5 > "$out/test.log" 2>&1
 grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|SKIP)|^(Ok|Fail|Skipped|Timeout): " "$out/test.log"
+
+echo "== fastpath on this machine (the real libcufile), and where every byte went"
+meson test -C "$build" fastpath-real-cufile -v 2>&1 | grep -E "report|stats|path|OK|FAIL|SKIP" | head -n 20
+"$build/tools/hipfile-stats" -- "$build/tools/hipfile-io" --file /tmp/hipfile-stats.dat --create -s 1G -b 64M -t 2 \
+    -n 1 --baselines none > "$out/stats.txt" 2>&1
+grep -iE "path|engine|cufile|read|write" "$out/stats.txt" | head -n 20
+rm -f /tmp/hipfile-stats.dat
 
 echo "== figures of record"
 BUILD=$build SLOW_REPS=${SLOW_REPS:-1} timeout "${BENCH_TIMEOUT:-330}" "$here/bench/run.sh" "$out" | tail -n 20
