@@ -4,7 +4,7 @@
 // WARN and StringMaker.
 #pragma once
 
-#if __has_include(<catch2/catch_all.hpp>)
+#if defined(HIPFILE_CATCH2_V3)
 #include <catch2/catch_all.hpp>
 #else
 #include <catch2/catch.hpp>
