@@ -20,12 +20,72 @@ using namespace hipfile::tools::check;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: hipfile-check [-q] [-g N] [DIR]
-Checks that hipFile can do I/O in DIR (default: the current directory) on this machine.
-  -g, --device N   GPU to test with (default 0)
-  -q, --quiet      print only the verdict line
-  -h, --help
-Exit status: 0 hipFile works in DIR, 1 it does not (see the FAIL lines), 2 usage.
+// The manual page: -h/--help prints it. Keep it true to main() and the probes.
+constexpr const char* kUsage = R"(NAME
+    hipfile-check - check that hipFile can do I/O on this machine, in a directory
+
+SYNOPSIS
+    hipfile-check [OPTION]... [DIR]
+
+DESCRIPTION
+    Run it first. It reports, in order:
+    platform    which HIP implementation this build uses (amd, nvidia, or cpu = hip-cpu), the
+                HIP runtime and driver versions, the host, and every GPU (name, memory, PCI
+                bus id).
+    fastpaths   whether a GPU-direct path could serve I/O and, if not, why not: kernel PCI
+                P2PDMA (CONFIG_PCI_P2PDMA in the kernel config), AMD AIS (libamdhip64 exports
+                hipAmdFileRead/Write), NVIDIA GDS (libcufile.so.0 loads and the nvidia-fs
+                module is present); then the library's own decision at driver open, which the
+                verdict follows. Without a fastpath the library uses its parallel
+                pinned-staging engine, which is the normal case.
+    directory   DIR's file system (statfs type; mount point, type, source and options), whether
+                open(O_DIRECT) works there (a probe file is created and removed), and the
+                O_DIRECT alignment statx(STATX_DIOALIGN) reports (Linux 6.1 and later).
+    I/O         for device memory and pageable host memory, buffered and O_DIRECT: a 3 MiB +
+                4099 byte file in DIR is written with hipFileWrite, read back with hipFileRead
+                into a cleared buffer, compared, and checked on disk with pread; then removed.
+                O_DIRECT cases are skipped (not failed) where the file system refuses O_DIRECT.
+    The last line, on stdout, is the verdict: "verdict: OK: ..." or "verdict: FAIL: ...".
+    Without a GPU the device-memory checks fail.
+
+OPTIONS
+    DIR
+        The directory to examine and write the probe files in (default: the current
+        directory). It must be writable.
+    -g, --device N
+        The GPU to test with (default 0). A GPU that does not exist fails the device-memory
+        checks.
+    -q, --quiet
+        Print only the verdict line.
+    -h, --help
+        Print this manual and exit 0.
+
+ENVIRONMENT
+    HIPFILE_CUFILE_LIBRARY
+        The libcufile the library (and this report) tries first; any build then considers it.
+    HIPFILE_FORCE_COMPAT_MODE
+        Makes the library use no fastpath (its decision then reads "none").
+    HIPFILE_FORCE_ODIRECT, HIPFILE_THREADS, HIPFILE_CHUNK_SIZE
+        Change how the library serves the I/O checks (doc/configuration.md).
+    HIPFILE_LOG_LEVEL
+        The library's log level (default WARN).
+
+EXIT STATUS
+    0   hipFile reads and writes correctly in DIR (verdict OK)
+    1   it does not: an I/O check failed (the FAIL lines say which and why), DIR cannot be
+        examined, or there is no GPU
+    2   usage error: an unknown option, a malformed --device, more than one DIR
+
+EXAMPLES
+    hipfile-check
+        Check the current directory with GPU 0.
+    hipfile-check -g 1 /mnt/nvme
+        Check a mounted NVMe file system with GPU 1.
+    hipfile-check -q /scratch || echo "hipFile is not usable in /scratch"
+        Only the verdict, for scripts.
+
+SEE ALSO
+    hipfile-io(1), hipfile-cp(1), hipfile-stats(1), doc/tools.md, doc/fastpaths.md
 )";
 
 bool quiet = false;
@@ -44,26 +104,22 @@ int main(int argc, char** argv) {
                                  {nullptr, 0, nullptr, 0}};
   int device = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "qg:h", longs, nullptr)) != -1) {
+  opterr = 0;  // the errors are reported below, in one line
+  while ((c = getopt_long(argc, argv, ":qg:h", longs, nullptr)) != -1) {
     switch (c) {
       case 'q': quiet = true; break;
       case 'g': {
         auto v = parse_count(optarg);
-        if (!v) {
-          fmt::print(stderr, "hipfile-check: --device: '{}' is not a GPU number\n", optarg);
-          return 2;
-        }
+        if (!v) usage_error("hipfile-check", fmt::format("--device: '{}' is not a GPU number", optarg));
         device = *v;
         break;
       }
       case 'h': std::fputs(kUsage, stdout); return 0;
-      default: fmt::print(stderr, "Try 'hipfile-check --help'.\n"); return 2;
+      default: usage_error("hipfile-check", option_problem(c, argc, argv, longs));
     }
   }
-  if (argc - optind > 1) {
-    fmt::print(stderr, "hipfile-check: expected at most one directory\nTry 'hipfile-check --help'.\n");
-    return 2;
-  }
+  if (argc - optind > 1)
+    usage_error("hipfile-check", fmt::format("one directory at most ('{}' is a second)", argv[optind + 1]));
   std::string dir = optind < argc ? argv[optind] : ".";
 
   unsigned major = 0, minor = 0, patch = 0;

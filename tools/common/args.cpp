@@ -1,11 +1,44 @@
 // SPDX-License-Identifier: MIT
 #include "args.hpp"
 
+#include <getopt.h>
+
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace hipfile::tools {
+
+void usage_error(std::string_view tool, std::string_view message) {
+  fmt::print(stderr, "{}: {}\nTry '{} --help'.\n", tool, message, tool);
+  std::exit(2);
+}
+
+std::string option_problem(int code, int argc, char** argv, const option* longs) {
+  // getopt_long has stepped past a long option it refused, so argv[optind - 1] is that option;
+  // a refused short option may sit inside a cluster ("-qx"), so it is named by optopt instead.
+  std::string_view arg = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
+  bool is_long = arg.size() > 2 && arg.substr(0, 2) == "--";
+  std::string_view name = is_long ? arg.substr(0, arg.find('=')) : std::string_view{};
+  if (is_long && optopt != 0) {
+    // A known long option: check that it is the one getopt meant (optopt is its value).
+    bool known = false;
+    for (const option* o = longs; o->name != nullptr; ++o)
+      if (o->val == optopt && name.substr(2) == o->name) known = true;
+    if (!known) is_long = false;
+  }
+  if (code == ':') {
+    if (is_long) return fmt::format("option '{}' needs a value", name);
+    return fmt::format("option '-{}' needs a value", static_cast<char>(optopt));
+  }
+  if (is_long && optopt == 0) return fmt::format("unknown option '{}'", name);
+  if (is_long) return fmt::format("option '{}' takes no value", name);
+  if (optopt > 0 && optopt < 128 && std::isprint(optopt))
+    return fmt::format("unknown option '-{}'", static_cast<char>(optopt));
+  return fmt::format("unknown option '{}'", arg);
+}
 
 std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::uint64_t value = 0;

@@ -9,7 +9,17 @@
 #include <string_view>
 #include <vector>
 
+struct option;
+
 namespace hipfile::tools {
+
+/// A usage error: "TOOL: message" and "Try 'TOOL --help'." on stderr, nothing on stdout, exit 2.
+[[noreturn]] void usage_error(std::string_view tool, std::string_view message);
+/// One line naming the option getopt_long just refused, for a parser run with opterr = 0 and an
+/// optstring that starts with ':' (so a missing value comes back as ':' and anything else as
+/// '?'): "unknown option '--bogus'", "option '--size' needs a value",
+/// "option '--verify' takes no value".
+std::string option_problem(int code, int argc, char** argv, const option* longs);
 
 /// "4096", "64k", "16M", "8G", "1T" (binary multiples; an optional trailing "i"/"iB"/"B").
 std::optional<std::uint64_t> parse_size(std::string_view text);

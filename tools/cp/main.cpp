@@ -22,16 +22,78 @@ using namespace hipfile::tools;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: hipfile-cp [options] SRC DST
-Copies SRC to DST through GPU memory: hipFileRead into a device buffer, hipFileWrite out of it.
-  -c, --chunk SIZE     bytes per read/write (default 256M); k/M/G suffixes
-  -g, --device N       GPU whose memory carries the data (default 0)
-      --buffered       never open with O_DIRECT (default: O_DIRECT where the file system allows)
-      --sync           fdatasync DST before exiting
-      --progress       show the progress line even when stderr is not a terminal
-  -q, --quiet          no progress line
-  -h, --help
-Exit status: 0 copied, 1 failure (the message names the call and the reason), 2 usage.
+// The manual page: -h/--help prints it. Keep it true to parse() and run().
+constexpr const char* kUsage = R"(NAME
+    hipfile-cp - copy a file through GPU memory with hipFileRead and hipFileWrite
+
+SYNOPSIS
+    hipfile-cp [OPTION]... SRC DST
+
+DESCRIPTION
+    Copies the regular file SRC to DST through a registered device buffer: hipFileRead of up
+    to --chunk bytes from SRC into the buffer, then hipFileWrite of them to DST at the same
+    offset, until SRC's size (taken when the copy starts) has been copied (upstream's aiscp).
+    Any size works: 0 bytes, sizes that are not multiples of 4 KiB, files larger than the
+    chunk or than 2 GiB.
+    Both files are opened with O_DIRECT where the file system allows it and buffered where it
+    refuses (EINVAL, as tmpfs does); the library serves unaligned heads and tails. DST is
+    created (mode 0644 less the umask) or truncated only once the arguments are valid, SRC
+    exists and the GPU exists, and at the end it is cut to exactly SRC's size.
+    SRC being a directory, or SRC and DST being the same file, is refused. The copy is not
+    read back: compare with cmp(1) if you need proof. After a failure DST may hold part of the
+    data.
+
+OPTIONS
+    SIZE takes a byte count with an optional binary suffix k, M, G or T (any case, optionally
+    followed by i and/or B): 4096, 64k, 1M, 256MiB. N is a decimal integer.
+
+    -c, --chunk SIZE
+        Bytes per read and write, which is also the size of the device buffer (default 256M).
+        Must be > 0; it is rounded up to a multiple of 4 KiB, and a chunk larger than SRC is
+        shrunk to SRC's size rounded up to 4 KiB (at least 4 KiB).
+    -g, --device N
+        The GPU whose memory carries the data (default 0).
+    --buffered
+        Never open with O_DIRECT (default: O_DIRECT where the file system allows it).
+    --sync
+        fdatasync DST before exiting (default off).
+    --progress
+        Show the progress line even when stderr is not a terminal (default: shown when stderr
+        is a terminal).
+    -q, --quiet
+        Never show the progress line.
+    -h, --help
+        Print this manual and exit 0.
+
+ENVIRONMENT
+    HIPFILE_THREADS, HIPFILE_CHUNK_SIZE, HIPFILE_STAGING_DEPTH
+        The library's staging engine: its worker threads (0 or unset: automatic), the bytes
+        it stages at a time, the pinned slots per worker (doc/configuration.md).
+    HIPFILE_FORCE_ODIRECT
+        Makes the library use O_DIRECT even for a file opened buffered.
+    HIPFILE_DURABLE_WRITES
+        Makes the library fdatasync once at the end of every write call.
+    HIPFILE_LOG_LEVEL
+        The library's log level (default WARN).
+
+EXIT STATUS
+    0   SRC was copied to DST
+    1   failure; the message names the call and the reason (SRC missing or a directory, SRC
+        and DST the same file, a file that cannot be opened, a GPU that does not exist, a
+        failed hipFileRead or hipFileWrite with its offset, SRC shrinking during the copy)
+    2   usage error: an unknown option, a missing or malformed value, not exactly two paths;
+        DST is not touched
+
+EXAMPLES
+    hipfile-cp /mnt/nvme/model.bin /mnt/scratch/model.bin
+        Copy through GPU 0 with O_DIRECT on both sides where possible.
+    hipfile-cp -g 1 -c 64M --sync --progress big.dat copy.dat
+        Copy through GPU 1 in 64 MiB chunks, showing progress, flushing DST at the end.
+    hipfile-cp --buffered -q a.bin b.bin && cmp a.bin b.bin
+        A buffered copy, then proof that the bytes match.
+
+SEE ALSO
+    hipfile-check(1), hipfile-io(1), hipfile-stats(1), cp(1), cmp(1), doc/tools.md
 )";
 
 struct Options {
@@ -44,10 +106,7 @@ struct Options {
   std::string src, dst;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-  fmt::print(stderr, "hipfile-cp: {}\nTry 'hipfile-cp --help'.\n", message);
-  std::exit(2);
-}
+[[noreturn]] void usage_error(const std::string& message) { hipfile::tools::usage_error("hipfile-cp", message); }
 
 Options parse(int argc, char** argv) {
   enum { kBuffered = 256, kSync, kProgress };
@@ -59,11 +118,13 @@ Options parse(int argc, char** argv) {
   };
   Options o;
   int c;
-  while ((c = getopt_long(argc, argv, "c:g:qh", longs, nullptr)) != -1) {
+  opterr = 0;  // the errors are reported below, in one line
+  while ((c = getopt_long(argc, argv, ":c:g:qh", longs, nullptr)) != -1) {
     switch (c) {
       case 'c': {
         auto v = parse_size(optarg);
         if (!v || *v == 0) usage_error(fmt::format("--chunk: '{}' is not a size > 0", optarg));
+        if (*v > (std::uint64_t{1} << 40)) usage_error(fmt::format("--chunk: '{}' is more than 1T", optarg));
         // Keep the file offsets of the middle chunks O_DIRECT-aligned.
         o.chunk = (*v + 4095) & ~std::uint64_t{4095};
         break;
@@ -79,10 +140,11 @@ Options parse(int argc, char** argv) {
       case kProgress: o.progress = true; break;
       case 'q': o.quiet = true; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
-      default: usage_error("unknown option");
+      default: usage_error(option_problem(c, argc, argv, longs));
     }
   }
-  if (argc - optind != 2) usage_error("expected SRC and DST");
+  if (argc - optind < 2) usage_error(argc == optind ? "missing SRC and DST" : "missing DST (after SRC)");
+  if (argc - optind > 2) usage_error(fmt::format("one path too many: '{}' (expected SRC and DST)", argv[optind + 2]));
   o.src = argv[optind];
   o.dst = argv[optind + 1];
   return o;
@@ -132,14 +194,15 @@ int run(const Options& o) {
   if (stat(o.dst.c_str(), &dst_st) == 0 && dst_st.st_dev == sst.st_dev && dst_st.st_ino == sst.st_ino)
     throw Failure{fmt::format("{} and {} are the same file", o.src, o.dst)};
 
+  // The GPU is checked before DST is opened, so a wrong --device leaves DST as it was.
+  int count = 0;
+  check_hip(hipGetDeviceCount(&count), "hipGetDeviceCount");
+  if (o.device >= count) throw Failure{fmt::format("GPU {} does not exist ({} found)", o.device, count)};
+
   bool src_direct = false, dst_direct = false;
   RegisteredFile src(open_file(o.src, O_RDONLY, !o.buffered, src_direct), o.src);
   RegisteredFile dst(open_file(o.dst, O_WRONLY | O_CREAT | O_TRUNC, !o.buffered, dst_direct), o.dst);
   auto size = static_cast<std::uint64_t>(sst.st_size);
-
-  int count = 0;
-  check_hip(hipGetDeviceCount(&count), "hipGetDeviceCount");
-  if (o.device >= count) throw Failure{fmt::format("GPU {} does not exist ({} found)", o.device, count)};
   std::uint64_t chunk = std::max<std::uint64_t>(4096, std::min(o.chunk, (size + 4095) & ~std::uint64_t{4095}));
   Memory buffer(MemKind::Device, chunk, o.device);
   check_status(hipFileBufRegister(buffer.data(), buffer.size(), 0), "hipFileBufRegister");

@@ -13,46 +13,165 @@
 namespace hipfile::tools::io {
 namespace {
 
-constexpr const char* kUsage = R"(usage: hipfile-io [options]
-Measures hipFile I/O and, in the same run, the ceilings and baselines it is compared with.
+// The manual page: -h/--help prints it. Keep it true to parse_options and main.cpp.
+constexpr const char* kUsage = R"(NAME
+    hipfile-io - measure hipFile reads or writes against their ceilings and baselines
 
-What to measure
-  -r, --read / -w, --write   direction (default read)
-      --seq / --random       access pattern (default sequential; random offsets are 4 KiB aligned)
-  -b, --io-size SIZE         bytes per request (default 16M); k/M/G suffixes
-  -s, --size SIZE            bytes moved per measured pass (default 1G)
-  -t, --threads N            the tool's I/O threads per GPU (default 1)
-      --engine-threads N     set HIPFILE_THREADS=N (the library's engine threads) before the driver opens
-  -m, --mem KIND             device | pinned | pageable (default device)
-      --register             hipFileBufRegister the buffers (default: unregistered)
-  -d, --direct / --buffered  open the file with O_DIRECT (default buffered)
-      --hot / --cold         page cache: pre-read the file once (default), or fdatasync +
-                             posix_fadvise(DONTNEED) before every measured pass
-      --api MODE             sync | async | batch (default sync)
-      --streams N            async: streams per thread (default 4)
-      --batch N              batch: entries per batch (default 128)
-      --fsync                writes: include one fdatasync in each timed pass
-  -n, --reps N               measured passes per measurement (default 3; best and median reported)
-      --devices LIST         GPUs to use, e.g. 0,1: each reads a disjoint part of the range
-      --multi-gpu            every GPU the runtime reports
-      --baselines LIST       all | none | comma list of copy,raw,naive,serial,hand (default all)
-      --verify               after the timed passes, check every byte of every request
-File
-  -f, --file PATH            data file (default ./hipfile-io.dat); created with the verifiable
-                             pattern when missing or too small
-      --file-size SIZE       file size (default: --size)
-      --create               (re)create the file with the pattern even if it exists
-Output
-      --json FILE            also write the results as JSON
-      --progress             show the progress line even when stderr is not a terminal
-  -h, --help
-Exit status: 0 success, 1 failure (I/O error, verification mismatch, unsupported mode), 2 usage.
+SYNOPSIS
+    hipfile-io [OPTION]...
+
+DESCRIPTION
+    Moves --size bytes per measured pass between a data file and GPU (or host) memory through
+    hipFileRead/hipFileWrite (or their async and batch forms) and, in the same run, measures what
+    that figure is compared with. Every measurement replays the same plan (the same requests at
+    the same offsets on the same threads) on the same file in the same page-cache state, and the
+    measurements alternate within each repetition. Measurements:
+      hipfile     the plan through hipFile (--api sync, async or batch)
+      pinned_h2d, pinned_d2h
+                  the copy ceiling: hipMemcpy of 256 MiB blocks from/to pinned host memory, up
+                  to 4 GiB per pass, per GPU (summed over GPUs)              (baseline 'copy')
+      raw         parallel pread/pwrite of the plan's requests into pinned host memory, same
+                  threads, same O_DIRECT/buffered mode                       (baseline 'raw')
+      naive       upstream's fallback: per request, on one thread, pread into pageable memory
+                  then hipMemcpy (writes: hipMemcpy, then pwrite); device memory only ('naive')
+      by_hand     pread + hipMemcpy by hand with the same threads, pinned buffers (writes:
+                  hipMemcpy, then pwrite); device memory only                ('hand')
+      sync_serial the same requests as sync calls, one after another on one thread; async and
+                  batch only                                                 ('serial')
+    The table on stdout gives each measurement's best and median GB/s (1e9 bytes/s), best
+    kIOPS and passes, then the ratios of the hipfile figure to each reference (best to best,
+    median to median), the per-GPU rates with several GPUs, and "verify: passed" or
+    "verify: skipped".
+    The data file holds a verifiable pattern: every 8-byte word is a hash of its file offset.
+    Write passes (and the write baselines) overwrite it; the --verify pass of a write run
+    restores it.
+
+OPTIONS
+    SIZE takes a byte count with an optional binary suffix k, M, G or T (any case, optionally
+    followed by i and/or B): 4096, 64k, 16M, 16MiB, 8G. N is a decimal integer.
+
+  What to measure
+    -r, --read
+        Read the file into memory (the default).
+    -w, --write
+        Write memory to the file.
+    --seq
+        Sequential access (the default): [0, --size) in order, each thread a contiguous part.
+    --random
+        Random access: --size / --io-size requests at 4 KiB-aligned offsets anywhere in the
+        first --file-size bytes, drawn from a fixed seed.
+    --seed N
+        The seed of the random offsets (default 1).
+    -b, --io-size SIZE
+        Bytes per request (default 16M; more than --size is clamped to --size). Must be > 0.
+    -s, --size SIZE
+        Bytes moved per measured pass (default 1G). Must be > 0.
+    -t, --threads N
+        The tool's own I/O threads per GPU (default 1, at least 1).
+    --engine-threads N
+        Set HIPFILE_THREADS=N (the library's staging-engine threads; 0 = the library's
+        automatic choice) before the driver opens (default: leave the environment alone).
+    -m, --mem KIND
+        The memory the data moves to or from: device (hipMalloc, the default), pinned
+        (hipHostMalloc) or pageable (page-aligned malloc).
+    --register
+        hipFileBufRegister each thread's buffer and address it as base + offset (default off).
+    -d, --direct
+        Open the data file with O_DIRECT; needs --io-size and --size in multiples of 4 KiB and
+        a file system that supports O_DIRECT.
+    --buffered
+        Open the data file without O_DIRECT (the default).
+    --hot
+        Read the file's range once before the run, so passes are served from the page cache
+        (the default).
+    --cold
+        Before every measured pass, fdatasync the file and drop it from the page cache with
+        posix_fadvise(POSIX_FADV_DONTNEED).
+    --api MODE
+        sync (hipFileRead/hipFileWrite, the default), async (hipFileReadAsync/WriteAsync on
+        --streams streams per thread) or batch (hipFileBatchIOSubmit/GetStatus in batches of
+        --batch entries).
+    --streams N
+        async: streams per thread (default 4, at least 1).
+    --batch N
+        batch: entries per batch (default 128, at least 1).
+    --fsync
+        Writes: one fdatasync inside each timed pass (every write pass already starts with an
+        untimed one). Default off.
+    -n, --reps N
+        Measured passes per measurement (default 3, at least 1); best and median are reported.
+    --devices LIST
+        GPUs to use, as a comma list such as 0,1 (default 0). Each gets its own buffers and
+        --threads threads and moves a disjoint part of the range, all at once.
+    --multi-gpu
+        Use every GPU the runtime reports (overrides --devices).
+    --baselines LIST
+        all (the default), none, or a comma list of copy, raw, naive, hand, serial (see
+        DESCRIPTION for what each measures and when it applies).
+    --verify
+        After the timed passes, one untimed pass that checks every byte of every request.
+        Reads: the data file is first sampled (its first and last 4 KiB) and refused when it
+        does not hold the pattern; then each request's buffer is compared with the pattern.
+        Writes: the requests write the pattern, then the file is read back with pread and
+        compared. Default off.
+
+  Data file
+    -f, --file PATH
+        The data file (default ./hipfile-io.dat). Created with the pattern when missing or
+        smaller than --file-size; an existing larger file is used as it is.
+    --file-size SIZE
+        The file's size (default --size). Random access spreads over it; sequential access
+        needs it >= --size; it must be >= --io-size.
+    --create
+        Rewrite the file with the pattern even if it exists.
+
+  Output
+    --json FILE
+        Also write the results as JSON to FILE (- for stdout, after the table). Keys: tool,
+        command, machine, config, page_cache_resident, results.<measurement> (label,
+        bytes_per_pass, seconds, gbps_best, gbps_median, ops_per_pass, iops_best,
+        iops_median, and per_device where it applies), ratios.vs_pinned_copy, vs_raw,
+        vs_naive, vs_by_hand, vs_sync_serial (each {best, median}), verify, status.
+    --progress
+        Show the progress line (rewritten on stderr) even when stderr is not a terminal; it
+        is shown on a terminal by default.
+    -h, --help
+        Print this manual and exit 0.
+
+ENVIRONMENT
+    HIPFILE_THREADS
+        The library's staging-engine threads (0 or unset: automatic); --engine-threads sets
+        it. Its value, or "default", is printed and written as config.engine_threads.
+    HIPFILE_CHUNK_SIZE, HIPFILE_STAGING_DEPTH, HIPFILE_INLINE_THRESHOLD, HIPFILE_PARALLEL_IO,
+    HIPFILE_MAPPED_READS, HIPFILE_FORCE_COMPAT_MODE
+        Shape the library's engine for the hipfile measurement (doc/configuration.md).
+    HIPFILE_LOG_LEVEL
+        The library's log level (default WARN).
+
+EXIT STATUS
+    0   the measurements ran (and --verify passed)
+    1   failure: an I/O or HIP error, a verification mismatch (the message names the file
+        offset of the first differing byte), a data file without the pattern under --verify,
+        an unsupported mode (O_DIRECT refused by the file system, async or batch missing in
+        the library), no GPU or a GPU that does not exist
+    2   usage error: an unknown option, a missing or malformed value, inconsistent sizes
+
+EXAMPLES
+    hipfile-io -f /mnt/nvme/hipfile-io.dat -s 4G -t 4 --direct --cold
+        Cold O_DIRECT sequential reads of 4 GiB per pass into device memory, four threads.
+    hipfile-io -w -f /mnt/nvme/w.dat -s 2G --register --json write.json
+        Writes from registered device memory, with a JSON record.
+    hipfile-io --random -b 4k -s 64M --file-size 8G -t 8 --baselines hand,raw
+        Random 4 KiB reads (IOPS) compared with pread + hipMemcpy by hand and raw pread.
+    hipfile-io -s 64M -b 1M --reps 1 --baselines none --verify
+        A quick correctness check of the read path.
+
+SEE ALSO
+    hipfile-check(1), hipfile-cp(1), hipfile-stats(1), doc/tools.md, doc/configuration.md,
+    bench/run.sh
 )";
 
-[[noreturn]] void usage_error(const std::string& message) {
-  fmt::print(stderr, "hipfile-io: {}\nTry 'hipfile-io --help'.\n", message);
-  std::exit(2);
-}
+[[noreturn]] void usage_error(const std::string& message) { tools::usage_error("hipfile-io", message); }
 
 std::uint64_t size_arg(const char* name, const char* text) {
   auto v = parse_size(text);
@@ -135,7 +254,8 @@ Options parse_options(int argc, char** argv) {
   };
   Options o;
   int c;
-  while ((c = getopt_long(argc, argv, "rwb:s:t:m:dn:f:h", longs, nullptr)) != -1) {
+  opterr = 0;  // the errors are reported below, in one line
+  while ((c = getopt_long(argc, argv, ":rwb:s:t:m:dn:f:h", longs, nullptr)) != -1) {
     switch (c) {
       case 'r': o.op = Op::Read; break;
       case 'w': o.op = Op::Write; break;
@@ -184,9 +304,15 @@ Options parse_options(int argc, char** argv) {
       case kCreate: o.create = true; break;
       case kJson: o.json_path = optarg; break;
       case kProgress: o.progress = true; break;
-      case kSeed: o.seed = size_arg("--seed", optarg); break;
+      case kSeed: {
+        auto v = parse_size(optarg);
+        if (!v || std::string_view(optarg).find_first_not_of("0123456789") != std::string_view::npos)
+          usage_error(fmt::format("--seed: '{}' is not a number", optarg));
+        o.seed = *v;
+        break;
+      }
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
-      default: usage_error("unknown option");
+      default: usage_error(option_problem(c, argc, argv, longs));
     }
   }
   if (optind < argc) usage_error(fmt::format("unexpected argument '{}'", argv[optind]));

@@ -21,10 +21,76 @@ extern char** environ;
 
 namespace {
 
-void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: hipfile-stats -- PROGRAM [ARGS...]   run PROGRAM and print its hipfile statistics\n"
-               "       hipfile-stats FILE                   print a report written via HIPFILE_STATS_FILE\n");
+// The manual page: -h/--help prints it. Keep it true to main() and run().
+constexpr const char* kUsage = R"(NAME
+    hipfile-stats - show libhipfile's I/O statistics of a program, or of a report file
+
+SYNOPSIS
+    hipfile-stats -- PROGRAM [ARG]...
+    hipfile-stats FILE
+
+DESCRIPTION
+    The library counts every request it serves, per path (engine: the staging engine into
+    device memory; host: host or managed memory; cufile, amd: the fastpaths) and operation
+    (read, write): ops, bytes, errors and total time, and at higher statistics levels size and
+    latency histograms and per-device counters. It writes a report file where
+    HIPFILE_STATS_FILE points, at the last driver close, at process exit and on
+    hipFileStatsWrite. No socket is involved.
+    hipfile-stats -- PROGRAM [ARG]...
+        Creates a private directory (mkdtemp, mode 0700) under $TMPDIR, runs PROGRAM with its
+        arguments (searched in PATH) with HIPFILE_STATS_FILE set to a file in it, waits for
+        it, prints the report, removes the file and the directory, and exits with PROGRAM's
+        status. PROGRAM's own output is left alone; the report follows it on stdout.
+    hipfile-stats FILE
+        Prints a report that a program wrote through HIPFILE_STATS_FILE.
+    The report is a table of the paths that saw I/O: ops, bytes, errors, average latency and
+    bandwidth (GB/s = 1e9 bytes/s); then the histograms (level 2 and up, power-of-two buckets
+    of bytes and of ns), or "no I/O recorded".
+
+OPTIONS
+    --
+        Run the program that follows instead of reading a file. Must be the first argument.
+    FILE
+        A report file; use ./NAME for a file whose name starts with '-'.
+    -h, --help
+        Print this manual and exit 0.
+
+ENVIRONMENT
+    HIPFILE_STATS_FILE
+        Where libhipfile writes its report. The -- form sets it for PROGRAM (replacing any
+        value); the FILE form reads a file written through it.
+    HIPFILE_STATS_LEVEL
+        PROGRAM's statistics level: 0 nothing, 1 counters (the default), 2 and histograms,
+        3 and per-device counters.
+    TMPDIR
+        Where the -- form creates its private directory (default /tmp).
+
+EXIT STATUS
+    FILE form:
+    0   the report was printed
+    1   FILE cannot be read or is not a hipfile statistics report
+    2   usage error: no argument, more than one FILE, an unknown option, -- without PROGRAM
+    -- form:
+    N   PROGRAM's exit status (a missing report is reported on stderr but does not change it)
+    128+N  PROGRAM was killed by signal N
+    125 the private directory cannot be created
+    127 PROGRAM cannot be run
+
+EXAMPLES
+    hipfile-stats -- hipfile-io -s 256M --reps 1 --baselines none
+        The statistics of one hipfile-io run.
+    HIPFILE_STATS_LEVEL=2 hipfile-stats -- hipfile-cp -q a.bin b.bin
+        A copy, with size and latency histograms.
+    HIPFILE_STATS_FILE=/tmp/app.stats ./app; hipfile-stats /tmp/app.stats
+        Keep the report of a program, print it later.
+
+SEE ALSO
+    hipfile-io(1), hipfile-cp(1), hipfile-check(1), doc/statistics.md, doc/configuration.md
+)";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "hipfile-stats: %s\nTry 'hipfile-stats --help'.\n", message.c_str());
+  return 2;
 }
 
 std::string human(unsigned long long bytes) {
@@ -139,20 +205,17 @@ int run(char** argv) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "--") == 0) {
-    if (argc < 3) {
-      usage(stderr);
-      return 2;
-    }
+    if (argc < 3) return usage_error("-- needs a PROGRAM to run");
     return run(argv + 2);
   }
-  if (argc == 2 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
-    usage(stdout);
-    return 0;
-  }
-  if (argc != 2) {
-    usage(stderr);
-    return 2;
-  }
+  if (argc < 2) return usage_error("missing FILE, or -- PROGRAM");
+  for (int a = 1; a < argc; ++a)
+    if (std::strcmp(argv[a], "-h") == 0 || std::strcmp(argv[a], "--help") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  if (argv[1][0] == '-' && argv[1][1] != '\0') return usage_error("unknown option '" + std::string(argv[1]) + "'");
+  if (argc > 2) return usage_error("one FILE at most; to run a program, put -- before it");
   std::string text;
   if (!slurp(argv[1], text)) {
     std::fprintf(stderr, "hipfile-stats: cannot read %s: %s\n", argv[1], std::strerror(errno));
