@@ -141,7 +141,7 @@ int run(int argc, char** argv) {
   r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = r.hand.bytes = o.total;
   const std::uint64_t ops = total_requests(workers);
   r.hipfile.ops = r.raw.ops = r.naive.ops = r.serial.ops = r.hand.ops = ops;
-  r.hipfile.slot_bytes = r.raw.slot_bytes = bytes_per_slot(workers, slots);
+  r.hipfile.slot_bytes = r.raw.slot_bytes = r.hand.slot_bytes = bytes_per_slot(workers, slots);
 
   {
     HipfileBench bench(o, workers, slots, fd, progress);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // json-check FILE KEY...: exits 0 when FILE is well-formed JSON and every dotted KEY path
 // (e.g. results.hipfile.gbps_best) names a member; the tools' tests use it instead of python.
+// A KEY written !KEY must be absent, and KEY=TEXT must name a string, number or literal whose
+// text (a string without its quotes) is TEXT.
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -15,6 +17,8 @@ namespace {
 
 struct Value {
   std::map<std::string, std::unique_ptr<Value>> members;  // objects only
+  std::string scalar;                                      // strings, numbers, literals
+  bool is_scalar = false;
 };
 
 class Parser {
@@ -93,9 +97,12 @@ class Parser {
       } while (eat(','));
       return eat(']');
     }
-    if (c == '"') return string(nullptr);
-    if (literal("true") || literal("false") || literal("null")) return true;
-    return number();
+    v->is_scalar = true;
+    if (c == '"') return string(&v->scalar);
+    std::size_t start = i_;
+    if (!(literal("true") || literal("false") || literal("null") || number())) return false;
+    v->scalar = s_.substr(start, i_ - start);
+    return true;
   }
 
   const std::string& s_;
@@ -106,7 +113,7 @@ class Parser {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: json-check FILE [KEY.PATH...]\n");
+    std::fprintf(stderr, "usage: json-check FILE [KEY.PATH | !KEY.PATH | KEY.PATH=TEXT]...\n");
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -123,15 +130,29 @@ int main(int argc, char** argv) {
   }
   int missing = 0;
   for (int a = 2; a < argc; ++a) {
+    std::string arg = argv[a];
+    const bool absent = !arg.empty() && arg[0] == '!';
+    if (absent) arg.erase(0, 1);
+    std::string want;
+    const std::size_t eq = arg.find('=');
+    const bool compare = !absent && eq != std::string::npos;
+    if (compare) want = arg.substr(eq + 1), arg.erase(eq);
     const Value* v = &root;
-    std::stringstream path(argv[a]);
+    std::stringstream path(arg);
     std::string part;
     while (v != nullptr && std::getline(path, part, '.')) {
       auto it = v->members.find(part);
       v = it == v->members.end() ? nullptr : it->second.get();
     }
-    if (v == nullptr) {
-      std::fprintf(stderr, "json-check: %s has no %s\n", argv[1], argv[a]);
+    if (absent && v != nullptr) {
+      std::fprintf(stderr, "json-check: %s has %s, which should be absent\n", argv[1], arg.c_str());
+      ++missing;
+    } else if (!absent && v == nullptr) {
+      std::fprintf(stderr, "json-check: %s has no %s\n", argv[1], arg.c_str());
+      ++missing;
+    } else if (compare && (!v->is_scalar || v->scalar != want)) {
+      std::fprintf(stderr, "json-check: %s: %s is %s, expected %s\n", argv[1], arg.c_str(),
+                   v->is_scalar ? v->scalar.c_str() : "not a scalar", want.c_str());
       ++missing;
     }
   }
