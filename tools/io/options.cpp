@@ -25,19 +25,22 @@ DESCRIPTION
     hipFileRead/hipFileWrite (or their async and batch forms) and, in the same run, measures what
     that figure is compared with. Every measurement replays the same plan (the same requests at
     the same offsets on the same threads) on the same file in the same page-cache state, and the
-    measurements alternate within each repetition. Measurements:
-      hipfile     the plan through hipFile (--api sync, async or batch)
-      pinned_h2d, pinned_d2h
-                  the copy ceiling: hipMemcpy of 256 MiB blocks from/to pinned host memory, up
-                  to 4 GiB per pass, per GPU (summed over GPUs)              (baseline 'copy')
-      raw         parallel pread/pwrite of the plan's requests into pinned host memory, same
-                  threads, same O_DIRECT/buffered mode                       (baseline 'raw')
-      naive       upstream's fallback: per request, on one thread, pread into pageable memory
-                  then hipMemcpy (writes: hipMemcpy, then pwrite); device memory only ('naive')
-      by_hand     pread + hipMemcpy by hand with the same threads, pinned buffers (writes:
-                  hipMemcpy, then pwrite); device memory only                ('hand')
-      sync_serial the same requests as sync calls, one after another on one thread; async and
-                  batch only                                                 ('serial')
+    measurements alternate within each repetition. The measurements, with the --baselines
+    name that selects each reference in brackets:
+      hipfile             the plan through hipFile (--api sync, async or batch); always taken
+      pinned_h2d, pinned_d2h [copy]
+                          the copy ceiling: hipMemcpy of 256 MiB blocks from/to pinned host
+                          memory, up to 4 GiB per pass, per GPU (summed over GPUs)
+      raw [raw]           parallel pread/pwrite of the plan's requests into pinned host
+                          memory, same threads, same O_DIRECT/buffered mode
+      naive [naive]       upstream's fallback: per request, on one thread, pread into pageable
+                          memory then hipMemcpy (writes: hipMemcpy, then pwrite); device
+                          memory only
+      by_hand [hand]      pread + hipMemcpy by hand with the same threads, pinned buffers
+                          (writes: hipMemcpy, then pwrite); device memory only
+      sync_serial [serial]
+                          the same requests as sync hipFile calls, one after another on one
+                          thread; async and batch only
     The table on stdout gives each measurement's best and median GB/s (1e9 bytes/s), best
     kIOPS and passes, then the ratios of the hipfile figure to each reference (best to best,
     median to median), the per-GPU rates with several GPUs, and "verify: passed" or
@@ -110,8 +113,10 @@ OPTIONS
         DESCRIPTION for what each measures and when it applies).
     --verify
         After the timed passes, one untimed pass that checks every byte of every request.
-        Reads: the data file is first sampled (its first and last 4 KiB) and refused when it
-        does not hold the pattern; then each request's buffer is compared with the pattern.
+        Reads: the data file is first sampled (its first 4 KiB and the last 4 KiB before
+        --file-size) and refused when it does not hold the pattern; then each request's
+        buffer is compared with the pattern, and the first differing byte is named by its
+        file offset.
         Writes: the requests write the pattern, then the file is read back with pread and
         compared. Default off.
 
