@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "engine/engine.hpp"
 
+#include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +23,23 @@ namespace {
 
 constexpr std::size_t kAlignSlack = 2 * 4096;  // rounding a chunk out to O_DIRECT blocks
 constexpr std::size_t kMinParallelChunk = 256u << 10;
+// A cold buffered read keeps this much asked of the disk ahead of the chunks being read: the
+// workers' own preads alone keep too little in flight to match one large pread's readahead.
+constexpr off_t kPrefetchBytes = off_t{128} << 20;
+
+// Whether the byte at `offset` is in the page cache (a non-blocking 1-byte read). Unknown (old
+// kernels, special files) counts as resident: prefetching is then left to the kernel.
+bool resident(int fd, off_t offset) noexcept {
+  char byte;
+  iovec v{&byte, 1};
+  ssize_t n = ::preadv2(fd, &v, 1, offset, RWF_NOWAIT);
+  return !(n < 0 && errno == EAGAIN);
+}
+
+// Asks the kernel to start reading [begin, end) into the page cache now, without waiting.
+void advise(int fd, off_t begin, off_t end) noexcept {
+  if (end > begin) (void)::posix_fadvise(fd, begin, end - begin, POSIX_FADV_WILLNEED);
+}
 
 off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
 off_t align_up(off_t v, off_t a) noexcept { return align_down(v + a - 1, a); }
@@ -59,6 +80,7 @@ struct Engine::Job {
   off_t last = 0;                  // last chunk index
   std::atomic<bool> failed{false};
   const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
+  off_t prefetch_ahead = 0;        // cold buffered read: chunks advised (WILLNEED) ahead of the claims
 
   std::mutex mu;
   std::condition_variable done_cv;
@@ -84,6 +106,13 @@ struct Engine::Job {
     k = next.fetch_add(1, std::memory_order_relaxed);
     return k <= last;
   }
+  // Cold buffered reads: whoever claims chunk k asks for chunk k + prefetch_ahead, so the disk
+  // always has that window queued (the first window is asked for when the job starts).
+  void prefetch_for(off_t k) const noexcept {
+    if (prefetch_ahead == 0 || k + prefetch_ahead > last) return;
+    auto [a, b] = range(k + prefetch_ahead);
+    advise(req.file->buffered_fd, a, b);
+  }
   void fail(Status st) {
     std::lock_guard lock(mu);
     if (error.ok()) error = st;
@@ -108,7 +137,8 @@ Engine::Engine(const Config& config)
     : config_(shaped(config)),
       chunk_(config_.chunk_size),
       slot_bytes_(config_.chunk_size + kAlignSlack),
-      inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack) {}
+      inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack),
+      ordered_inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack, true) {}
 
 Engine::~Engine() {
   {
@@ -121,6 +151,7 @@ Engine::~Engine() {
     w->lanes.clear();
   }
   inline_lanes_.clear();
+  ordered_inline_lanes_.clear();
 }
 
 void Engine::start_workers() {
@@ -198,22 +229,39 @@ IoResult Engine::execute(const Request& req) {
   job->chunk = chunk;
   job->next = req.offset / chunk;
   job->last = (job->end - 1) / chunk;
+  if (!inline_run && req.dir == Direction::Read && !job->mapping && !req.file->use_direct &&
+      !resident(req.file->buffered_fd, req.offset)) {
+    job->prefetch_ahead = std::max<off_t>(1, kPrefetchBytes / chunk);
+    advise(req.file->buffered_fd, req.offset, std::min(job->end, req.offset + job->prefetch_ahead * chunk));
+  }
   const off_t nchunks = job->last - job->next.load() + 1;
 
   if (inline_run) {
+    // Sync requests take a lane whose blocking stream follows the NULL stream by itself: on small
+    // requests a host-side hipStreamSynchronize(NULL) costs as much as the copy (4 KiB IOPS).
+    LanePool& pool = req.after_null_stream ? ordered_inline_lanes_ : inline_lanes_;
     job->participants = 1;
     std::unique_ptr<Lane> lane;
     if (req.device >= 0) {
       Status st;
-      lane = inline_lanes_.acquire(req.device, st);
+      lane = pool.acquire(req.device, st);
       if (!lane) job->fail(st);
     }
     if (!job->failed) {
       gpu::DeviceGuard guard(req.device);
       run(*job, lane.get());
     }
-    inline_lanes_.release(std::move(lane));
+    pool.release(std::move(lane));
   } else {
+    if (req.after_null_stream && req.device >= 0) {
+      // The workers' streams are non-blocking: wait for the NULL stream here.
+      gpu::DeviceGuard on(req.device);
+      hipError_t e = on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
+      if (e != hipSuccess) {
+        result.status = Status::of_hip(e);
+        return result;
+      }
+    }
     int n = static_cast<int>(std::min<off_t>(nchunks, static_cast<off_t>(workers_.size())));
     job->participants = n;
     {
@@ -296,6 +344,7 @@ void Engine::run_host(Job& job) {
   File& f = *job.req.file;
   off_t k;
   while (job.claim(k)) {
+    job.prefetch_for(k);
     auto [a, b] = job.range(k);
     std::byte* mem = job.req.mem + (a - job.req.offset);
     if (job.req.dir == Direction::Read) {
@@ -351,6 +400,7 @@ void Engine::run_read(Job& job, Lane& lane) {
   std::size_t next_slot = 0;
   off_t k;
   while (job.claim(k)) {
+    job.prefetch_for(k);
     auto [a, b] = job.range(k);
     if (!stage_piece(job, lane, next_slot, a, b, track)) break;
   }

@@ -35,6 +35,8 @@ struct Request {
   int device = -1;           // owning device of `mem`; -1 for CPU-accessible memory
   std::size_t size = 0;
   off_t offset = 0;          // file offset
+  // Sync API: the copies must follow work already queued on the NULL stream, as hipMemcpy's do.
+  bool after_null_stream = false;
 };
 
 class Engine {
@@ -66,7 +68,8 @@ class Engine {
   Config config_;
   std::size_t chunk_;
   std::size_t slot_bytes_;
-  LanePool inline_lanes_;
+  LanePool inline_lanes_;          // non-blocking streams: async and batch requests
+  LanePool ordered_inline_lanes_;  // blocking streams: sync requests ordered after the NULL stream
 
   std::mutex mu_;
   std::condition_variable wake_;

@@ -120,7 +120,10 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     return r;
   }
 
-  if (ordering == Ordering::AfterNullStream && req.device >= 0) {
+  // The engine orders what it serves after the NULL stream itself (cheaply for small requests);
+  // a fastpath's transfer is not stream-ordered, so with one loaded, wait here.
+  req.after_null_stream = ordering == Ordering::AfterNullStream && req.device >= 0;
+  if (req.after_null_stream && fp) {
     gpu::DeviceGuard on(req.device);
     hipError_t e = on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
     if (e != hipSuccess) {

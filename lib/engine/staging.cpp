@@ -11,7 +11,8 @@ namespace {
 constexpr std::size_t kPage = 4096;
 }
 
-std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st, bool blocking) {
+std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st, bool blocking,
+                                   bool follows_null_stream) {
   gpu::DeviceGuard guard(device);
   if (guard.status() != hipSuccess) {
     st = Status::of_hip(guard.status());
@@ -20,8 +21,10 @@ std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_
   std::unique_ptr<Lane> lane(new Lane);
   lane->device_ = device;
   lane->slot_bytes_ = slot_bytes;
-  // Non-blocking: the lane's copies must not serialise with the application's default stream.
-  if (hipError_t e = hipStreamCreateWithFlags(&lane->stream_, hipStreamNonBlocking); e != hipSuccess) {
+  // Non-blocking unless asked: the lane's copies must not serialise with the application's
+  // default stream (an async request waiting on a NULL-stream kernel that waits on it would hang).
+  const unsigned stream_flags = follows_null_stream ? hipStreamDefault : hipStreamNonBlocking;
+  if (hipError_t e = hipStreamCreateWithFlags(&lane->stream_, stream_flags); e != hipSuccess) {
     lane->stream_ = nullptr;
     st = Status::of_hip(e);
     return nullptr;
@@ -104,7 +107,7 @@ std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
       }
     }
   }
-  return Lane::create(device, depth_, slot_bytes_, st);
+  return Lane::create(device, depth_, slot_bytes_, st, false, follows_null_stream_);
 }
 
 void LanePool::release(std::unique_ptr<Lane> lane) {

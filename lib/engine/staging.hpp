@@ -28,8 +28,10 @@ class Lane {
   /// Creates the stream, slots and events on `device`. The caller's current device is kept.
   /// `blocking`: waits for copies sleep in the OS instead of spinning (HIP's default), which
   /// leaves the CPU to threads that have copying to do; it costs wake-up latency per wait.
+  /// `follows_null_stream`: the lane's stream is a blocking one, so under the legacy NULL stream's
+  /// rules its copies wait for earlier NULL-stream work without a host-side synchronize.
   static std::unique_ptr<Lane> create(int device, unsigned depth, std::size_t slot_bytes, Status& st,
-                                      bool blocking = false);
+                                      bool blocking = false, bool follows_null_stream = false);
   ~Lane();
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
@@ -55,7 +57,8 @@ class Lane {
 /// Lanes for requests run on their callers' threads, per device, handed out and returned.
 class LanePool {
  public:
-  LanePool(unsigned depth, std::size_t slot_bytes) : depth_(depth), slot_bytes_(slot_bytes) {}
+  LanePool(unsigned depth, std::size_t slot_bytes, bool follows_null_stream = false)
+      : depth_(depth), slot_bytes_(slot_bytes), follows_null_stream_(follows_null_stream) {}
   std::unique_ptr<Lane> acquire(int device, Status& st);
   void release(std::unique_ptr<Lane> lane);
   void clear();
@@ -65,6 +68,7 @@ class LanePool {
   std::vector<std::unique_ptr<Lane>> free_;
   unsigned depth_;
   std::size_t slot_bytes_;
+  bool follows_null_stream_;
 };
 
 }  // namespace hipfile::engine

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// Cold buffered reads: when the first byte of a large read is not in the page cache, the engine
+// asks the kernel for a window ahead of its workers (posix_fadvise WILLNEED). The bytes must be
+// exactly the file's, at any offset, up to and past the end of the file.
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../c_api/helpers.hpp"
+
+using namespace hipfile::test;
+
+namespace {
+constexpr std::size_t kMiB = 1u << 20;
+
+// Drops the file's pages from the page cache; false where the file system keeps them.
+bool make_cold(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  (void)::fdatasync(fd);
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  char byte;
+  iovec v{&byte, 1};
+  const bool cold = ::preadv2(fd, &v, 1, 0, RWF_NOWAIT) < 0 && errno == EAGAIN;
+  ::close(fd);
+  return cold;
+}
+}  // namespace
+
+TEST_CASE("Cold buffered reads through the workers return the file's bytes", "[cold]") {
+  ClosedDriver guard;
+  ::setenv("HIPFILE_THREADS", "4", 1);
+  ::setenv("HIPFILE_CHUNK_SIZE", "256k", 1);  // many chunks, so the prefetch window moves
+  ::setenv("HIPFILE_MAPPED_READS", "0", 1);
+  const std::size_t n = 40 * kMiB + 1234;
+  TempFile f(n, 91);
+  const auto file = read_file(f.path());
+  struct Case {
+    off_t offset;
+    std::size_t size;
+  };
+  const Case c = GENERATE(Case{0, 40 * kMiB}, Case{4097, 24 * kMiB + 3}, Case{static_cast<off_t>(n - 5 * kMiB), 8 * kMiB});
+  CAPTURE(c.offset, c.size);
+  const bool cold = make_cold(f.path());
+  if (!cold) WARN("the file system kept the pages; the read below is not a cold one");
+  {
+    Registered r(f.path(), O_RDONLY);
+    const std::size_t pad = 4096;
+    DeviceMem mem(c.size + 2 * pad);
+    fill_device(mem.get(), 0x6d, mem.size());
+    const std::size_t want = std::min<std::size_t>(c.size, n - static_cast<std::size_t>(c.offset));
+    REQUIRE(hipFileRead(r.handle, mem.bytes() + pad, c.size, c.offset, 0) == static_cast<ssize_t>(want));
+    std::vector<std::byte> expect(mem.size(), std::byte{0x6d});
+    std::copy(file.begin() + c.offset, file.begin() + c.offset + static_cast<off_t>(want), expect.begin() + pad);
+    CHECK(to_host(mem.get(), mem.size()) == expect);
+  }
+  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS"}) ::unsetenv(v);
+}
