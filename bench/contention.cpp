@@ -9,6 +9,8 @@
 // Usage: contention FILE [THREADS [CHUNK_MiB [SECONDS]]]   (defaults 16, 2, 1.0)
 #include <hip/hip_runtime_api.h>
 
+#include "check_hip.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,15 +23,6 @@
 #include <vector>
 
 namespace {
-
-#define CHECK_HIP(x)                                                                   \
-  do {                                                                                 \
-    hipError_t e_ = (x);                                                               \
-    if (e_ != hipSuccess) {                                                            \
-      std::fprintf(stderr, "%s: %s\n", #x, hipGetErrorName(e_));                      \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 using Clock = std::chrono::steady_clock;
 

@@ -8,6 +8,8 @@
 // Usage: mmap_register_bw FILE [CHUNK_MiB...]   (the file should be in the page cache)
 #include <hip/hip_runtime_api.h>
 
+#include "check_hip.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -26,15 +28,6 @@ constexpr unsigned kRegisterReadOnly = 0x8;
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-#define CHECK_HIP(x)                                                                   \
-  do {                                                                                 \
-    hipError_t e_ = (x);                                                               \
-    if (e_ != hipSuccess) {                                                            \
-      std::fprintf(stderr, "%s: %s\n", #x, hipGetErrorName(e_));                      \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 }  // namespace
 

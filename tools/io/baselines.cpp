@@ -46,11 +46,13 @@ double time_pinned_copy(int device, bool to_device, std::uint64_t bytes, std::ui
   return clock.seconds();
 }
 
-RawBench::RawBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress)
+RawBench::RawBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress,
+                   bool by_hand)
     : options_(options), workers_(workers), slots_(slots), progress_(progress) {
   for (const Worker& w : workers) {
     buffers_.emplace_back(MemKind::Pinned, options.io_size, w.device);
     std::memset(buffers_.back().data(), 0x5a, options.io_size);
+    if (by_hand) device_.emplace_back(MemKind::Device, options.io_size, w.device);
   }
 }
 
@@ -58,35 +60,13 @@ PassTiming RawBench::run(int fd) {
   bool read = options_.op == Op::Read;
   return run_parallel(workers_, slots_, [&](std::size_t w) {
     char* buf = static_cast<char*>(buffers_[w].data());
+    void* dev = device_.empty() ? nullptr : device_[w].data();
     for (const Request& r : workers_[w].requests) {
+      if (dev != nullptr && !read)
+        check_hip(hipMemcpy(buf, dev, r.length, hipMemcpyDeviceToHost), "by-hand hipMemcpy device to host");
       transfer(read, fd, buf, r.length, r.offset);
-      progress_.add(r.length);
-    }
-  });
-}
-
-HandBench::HandBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress)
-    : options_(options), workers_(workers), slots_(slots), progress_(progress) {
-  for (const Worker& w : workers) {
-    host_.emplace_back(MemKind::Pinned, options.io_size, w.device);
-    std::memset(host_.back().data(), 0x5a, options.io_size);
-    device_.emplace_back(MemKind::Device, options.io_size, w.device);
-  }
-}
-
-PassTiming HandBench::run(int fd) {
-  bool read = options_.op == Op::Read;
-  return run_parallel(workers_, slots_, [&](std::size_t w) {
-    char* host = static_cast<char*>(host_[w].data());
-    void* dev = device_[w].data();
-    for (const Request& r : workers_[w].requests) {
-      if (read) {
-        transfer(true, fd, host, r.length, r.offset);
-        check_hip(hipMemcpy(dev, host, r.length, hipMemcpyHostToDevice), "by-hand hipMemcpy host to device");
-      } else {
-        check_hip(hipMemcpy(host, dev, r.length, hipMemcpyDeviceToHost), "by-hand hipMemcpy device to host");
-        transfer(false, fd, host, r.length, r.offset);
-      }
+      if (dev != nullptr && read)
+        check_hip(hipMemcpy(dev, buf, r.length, hipMemcpyHostToDevice), "by-hand hipMemcpy host to device");
       progress_.add(r.length);
     }
   });

@@ -16,10 +16,14 @@ namespace hipfile::tools::io {
 /// copies (host→device when to_device). The first copy is a warm-up and is not timed.
 double time_pinned_copy(int device, bool to_device, std::uint64_t bytes, std::uint64_t block);
 
-/// Raw parallel pread/pwrite with the plan's threads and requests into pinned host memory.
+/// Raw parallel pread/pwrite with the plan's threads and requests into pinned host memory, one
+/// buffer per thread. With `by_hand`, it is what a user writes without hipFile: each pread is
+/// followed by a hipMemcpy to the thread's device buffer (writes: hipMemcpy back, then pwrite).
+/// Small random reads are compared with that (IOPS): neither side overlaps within a request.
 class RawBench {
  public:
-  RawBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress);
+  RawBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress,
+           bool by_hand = false);
   PassTiming run(int fd);
 
  private:
@@ -27,24 +31,8 @@ class RawBench {
   const std::vector<Worker>& workers_;
   std::size_t slots_;
   Progress& progress_;
-  std::vector<Memory> buffers_;
-};
-
-/// What a user writes by hand without hipFile: the plan's threads, each with its own pinned host
-/// buffer, pread then hipMemcpy to the device (writes: hipMemcpy back, then pwrite). Small random
-/// reads are compared with this (IOPS), since neither side can overlap much within a request.
-class HandBench {
- public:
-  HandBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress);
-  PassTiming run(int fd);
-
- private:
-  const Options& options_;
-  const std::vector<Worker>& workers_;
-  std::size_t slots_;
-  Progress& progress_;
-  std::vector<Memory> host_;    // per worker, pinned
-  std::vector<Memory> device_;  // per worker
+  std::vector<Memory> buffers_;  // per worker, pinned
+  std::vector<Memory> device_;   // per worker, by_hand only
 };
 
 /// Upstream's fallback: for every request, one after another on one thread, pread into a

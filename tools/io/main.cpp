@@ -147,30 +147,27 @@ int run(int argc, char** argv) {
     HipfileBench bench(o, workers, slots, fd, progress);
     std::optional<RawBench> raw;
     std::optional<NaiveBench> naive;
-    std::optional<HandBench> hand;
+    std::optional<RawBench> hand;
     if (o.baselines.raw) raw.emplace(o, workers, slots, progress);
     if (o.baselines.naive && o.mem == MemKind::Device) naive.emplace(o, workers, slots, progress);
-    if (o.baselines.hand && o.mem == MemKind::Device) hand.emplace(o, workers, slots, progress);
+    if (o.baselines.hand && o.mem == MemKind::Device) hand.emplace(o, workers, slots, progress, true);
     bool serial = o.baselines.serial && o.api != Api::Sync;
     if (o.baselines.copy) measure_copies(r, o);
 
     // Measurements alternate within each repetition, so drift in the machine affects all alike.
     for (int pass = 1; pass <= o.reps; ++pass) {
       std::string of = fmt::format("{}/{}", pass, o.reps);
-      prepare_pass(o, fd);
-      progress.start("hipfile pass " + of, o.total);
-      PassTiming t = bench.run(false);
-      double f = timed_fsync(o, fd);
-      progress.finish();
-      record(r.hipfile, t, f);
-      if (raw) {
+      // One timed pass of a parallel measurement: page-cache state prepared, fsync included.
+      auto timed = [&](const char* name, Measurement& m, const auto& run_pass) {
         prepare_pass(o, fd);
-        progress.start("raw pass " + of, o.total);
-        t = raw->run(fd);
-        f = timed_fsync(o, fd);
+        progress.start(fmt::format("{} pass {}", name, of), o.total);
+        PassTiming t = run_pass();
+        double f = timed_fsync(o, fd);
         progress.finish();
-        record(r.raw, t, f);
-      }
+        record(m, t, f);
+      };
+      timed("hipfile", r.hipfile, [&] { return bench.run(false); });
+      if (raw) timed("raw", r.raw, [&] { return raw->run(fd); });
       if (naive) {
         prepare_pass(o, fd);
         progress.start("naive pass " + of, o.total);
@@ -179,14 +176,7 @@ int run(int argc, char** argv) {
         progress.finish();
         r.naive.seconds.push_back(s);
       }
-      if (hand) {
-        prepare_pass(o, fd);
-        progress.start("by-hand pass " + of, o.total);
-        t = hand->run(fd);
-        f = timed_fsync(o, fd);
-        progress.finish();
-        record(r.hand, t, f);
-      }
+      if (hand) timed("by-hand", r.hand, [&] { return hand->run(fd); });
       if (serial) {
         prepare_pass(o, fd);
         progress.start("serial pass " + of, o.total);
