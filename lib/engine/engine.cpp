@@ -81,6 +81,7 @@ struct Engine::Job {
   std::atomic<bool> failed{false};
   const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
   off_t prefetch_ahead = 0;        // cold buffered read: chunks advised (WILLNEED) ahead of the claims
+  bool one_chunk = false;          // the whole request is one chunk
 
   std::mutex mu;
   std::condition_variable done_cv;
@@ -235,6 +236,7 @@ IoResult Engine::execute(const Request& req) {
     advise(req.file->buffered_fd, req.offset, std::min(job->end, req.offset + job->prefetch_ahead * chunk));
   }
   const off_t nchunks = job->last - job->next.load() + 1;
+  job->one_chunk = nchunks == 1;
 
   if (inline_run) {
     // Sync requests take a lane whose blocking stream follows the NULL stream by itself: on small
@@ -396,7 +398,7 @@ bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, 
 void Engine::run_read(Job& job, Lane& lane) {
   // A one-chunk job (every small read) never reuses its slot, and drain() waits for the whole
   // stream: its copy needs no event, which saves a HIP call on every small read.
-  const bool track = job.last != job.next.load(std::memory_order_relaxed);
+  const bool track = !job.one_chunk;
   std::size_t next_slot = 0;
   off_t k;
   while (job.claim(k)) {

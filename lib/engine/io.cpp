@@ -130,6 +130,7 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
       r.status = Status::of_hip(e);
       return r;
     }
+    req.after_null_stream = false;  // done: the engine need not wait again
   }
   // Fastpath when selected, else (and for what it could not serve) the engine; counted.path
   // becomes the fastpath's slot when it finished the request.
