@@ -91,11 +91,21 @@ std::string report() {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-hipFileStatsCounters_t counters(hipFileStatsPath_t path, hipFileStatsOp_t op) {
+hipFileStatsL1_t stats_now() {
   hipFileStatsL1_t s{};
   REQUIRE(hipFileGetStatsL1(&s).err == hipFileSuccess);
-  return s.path[path][op];
+  return s;
 }
+
+// The statistics when it is made; since() is what was counted from then on, per path and op.
+struct Counted {
+  hipFileStatsL1_t before = stats_now();
+  hipFileStatsCounters_t since(hipFileStatsPath_t path, hipFileStatsOp_t op) const {
+    const hipFileStatsCounters_t now = stats_now().path[path][op];
+    const hipFileStatsCounters_t& was = before.path[path][op];
+    return {now.ops - was.ops, now.bytes - was.bytes, now.errors - was.errors, now.time_ns - was.time_ns};
+  }
+};
 
 // Device memory with a 4 KiB-aligned I/O window of kSize bytes after kGuard bytes of guard.
 struct Window {
@@ -150,10 +160,7 @@ TEST_CASE("GDS reported: libcufile is loaded and aligned device I/O on registere
   Registered reg(file.path(), O_RDWR);
   CHECK(fake.counters().handle_register == 1);
   Window w;
-  const auto cufile_r = counters(hipFileStatsPathCufile, hipFileStatsOpRead);
-  const auto cufile_w = counters(hipFileStatsPathCufile, hipFileStatsOpWrite);
-  const auto engine_r = counters(hipFileStatsPathEngine, hipFileStatsOpRead);
-  const auto engine_w = counters(hipFileStatsPathEngine, hipFileStatsOpWrite);
+  const Counted counted;
 
   REQUIRE(hipFileRead(reg.handle, w.mem.get(), kSize, 0, static_cast<hoff_t>(w.off)) == static_cast<ssize_t>(kSize));
   CHECK(to_host(w.mem.bytes() + w.off, kSize) == pattern(kSize, 5));
@@ -167,12 +174,12 @@ TEST_CASE("GDS reported: libcufile is loaded and aligned device I/O on registere
   CHECK(c.read_bytes == kSize);
   CHECK(c.writes == 1);
   CHECK(c.write_bytes == kSize);
-  CHECK(counters(hipFileStatsPathCufile, hipFileStatsOpRead).ops == cufile_r.ops + 1);
-  CHECK(counters(hipFileStatsPathCufile, hipFileStatsOpRead).bytes == cufile_r.bytes + kSize);
-  CHECK(counters(hipFileStatsPathCufile, hipFileStatsOpWrite).ops == cufile_w.ops + 1);
-  CHECK(counters(hipFileStatsPathCufile, hipFileStatsOpWrite).bytes == cufile_w.bytes + kSize);
-  CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpRead).ops == engine_r.ops);
-  CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpWrite).ops == engine_w.ops);
+  CHECK(counted.since(hipFileStatsPathCufile, hipFileStatsOpRead).ops == 1);
+  CHECK(counted.since(hipFileStatsPathCufile, hipFileStatsOpRead).bytes == kSize);
+  CHECK(counted.since(hipFileStatsPathCufile, hipFileStatsOpWrite).ops == 1);
+  CHECK(counted.since(hipFileStatsPathCufile, hipFileStatsOpWrite).bytes == kSize);
+  CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpRead).ops == 0);
+  CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpWrite).ops == 0);
 }
 
 TEST_CASE("No GDS reported: libcufile is opened, closed and unloaded, and the engine serves all I/O", "[cufile]") {
@@ -199,16 +206,14 @@ TEST_CASE("No GDS reported: libcufile is opened, closed and unloaded, and the en
   TempFile file(kSize, 7);
   Registered reg(file.path(), O_RDWR);
   Window w;
-  const auto engine_r = counters(hipFileStatsPathEngine, hipFileStatsOpRead);
-  const auto engine_w = counters(hipFileStatsPathEngine, hipFileStatsOpWrite);
-  const auto cufile_r = counters(hipFileStatsPathCufile, hipFileStatsOpRead);
+  const Counted counted;
   REQUIRE(hipFileRead(reg.handle, w.mem.get(), kSize, 0, static_cast<hoff_t>(w.off)) == static_cast<ssize_t>(kSize));
   CHECK(to_host(w.mem.bytes() + w.off, kSize) == pattern(kSize, 7));
   REQUIRE(hipFileWrite(reg.handle, w.mem.get(), kSize, 0, static_cast<hoff_t>(w.off)) == static_cast<ssize_t>(kSize));
-  CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpRead).ops == engine_r.ops + 1);
-  CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpRead).bytes == engine_r.bytes + kSize);
-  CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpWrite).bytes == engine_w.bytes + kSize);
-  CHECK(counters(hipFileStatsPathCufile, hipFileStatsOpRead).ops == cufile_r.ops);
+  CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpRead).ops == 1);
+  CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpRead).bytes == kSize);
+  CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpWrite).bytes == kSize);
+  CHECK(counted.since(hipFileStatsPathCufile, hipFileStatsOpRead).ops == 0);
   c = fake.counters();
   CHECK(c.handle_register == 0);
   CHECK(c.reads == 0);
@@ -262,10 +267,10 @@ TEST_CASE("A file libcufile refuses to register is engine-only", "[cufile]") {
   Registered reg(file.path(), O_RDONLY);  // the implicit driver open loads the fake
   CHECK(contains(report(), "fastpath=cufile "));
   Window w;
-  const auto engine_r = counters(hipFileStatsPathEngine, hipFileStatsOpRead);
+  const Counted counted;
   REQUIRE(hipFileRead(reg.handle, w.mem.get(), kSize, 0, static_cast<hoff_t>(w.off)) == static_cast<ssize_t>(kSize));
   CHECK(to_host(w.mem.bytes() + w.off, kSize) == pattern(kSize, 9));
-  CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpRead).ops == engine_r.ops + 1);
+  CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpRead).ops == 1);
   CHECK(fake.counters().handle_register == 0);
   CHECK(fake.counters().reads == 0);
 }
@@ -276,7 +281,7 @@ TEST_CASE("Host memory never goes to libcufile", "[cufile]") {
   TempFile file(kSize, 11);
   Registered reg(file.path(), O_RDONLY);
   REQUIRE(fake.counters().handle_register == 1);
-  const auto host_r = counters(hipFileStatsPathHost, hipFileStatsOpRead);
+  const Counted counted;
   SECTION("pinned") {
     void* pinned = nullptr;
     HIP_CHECK(hipHostMalloc(&pinned, kSize, 0));
@@ -291,7 +296,7 @@ TEST_CASE("Host memory never goes to libcufile", "[cufile]") {
     CHECK(std::memcmp(page, pattern(kSize, 11).data(), kSize) == 0);
     std::free(page);
   }
-  CHECK(counters(hipFileStatsPathHost, hipFileStatsOpRead).ops == host_r.ops + 1);
+  CHECK(counted.since(hipFileStatsPathHost, hipFileStatsOpRead).ops == 1);
   CHECK(fake.counters().reads == 0);
 }
 
@@ -350,10 +355,7 @@ TEST_CASE("A libcufile failure the engine can serve is finished by the engine, b
     Registered reg(file.path(), O_RDWR);
     REQUIRE(fake.counters().handle_register == 1);
     Window w;
-    const auto engine_r = counters(hipFileStatsPathEngine, hipFileStatsOpRead);
-    const auto engine_w = counters(hipFileStatsPathEngine, hipFileStatsOpWrite);
-    const auto cufile_r = counters(hipFileStatsPathCufile, hipFileStatsOpRead);
-    const auto cufile_w = counters(hipFileStatsPathCufile, hipFileStatsOpWrite);
+    const Counted counted;
 
     REQUIRE(hipFileRead(reg.handle, w.mem.get(), kSize, kAt, static_cast<hoff_t>(w.off)) ==
             static_cast<ssize_t>(kSize));
@@ -374,12 +376,12 @@ TEST_CASE("A libcufile failure the engine can serve is finished by the engine, b
     CHECK(c.writes == 1);
     CHECK(c.write_bytes == kMovedFirst);
     // The engine finished both requests, so both count under its path, whole.
-    CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpRead).ops == engine_r.ops + 1);
-    CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpRead).bytes == engine_r.bytes + kSize);
-    CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpWrite).ops == engine_w.ops + 1);
-    CHECK(counters(hipFileStatsPathEngine, hipFileStatsOpWrite).bytes == engine_w.bytes + kSize);
-    CHECK(counters(hipFileStatsPathCufile, hipFileStatsOpRead).ops == cufile_r.ops);
-    CHECK(counters(hipFileStatsPathCufile, hipFileStatsOpWrite).ops == cufile_w.ops);
+    CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpRead).ops == 1);
+    CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpRead).bytes == kSize);
+    CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpWrite).ops == 1);
+    CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpWrite).bytes == kSize);
+    CHECK(counted.since(hipFileStatsPathCufile, hipFileStatsOpRead).ops == 0);
+    CHECK(counted.since(hipFileStatsPathCufile, hipFileStatsOpWrite).ops == 0);
   }
 }
 
