@@ -40,9 +40,7 @@ class AsyncOp {
   /// word is -errno (-1 .. -4095) or -hipFileOpError (see doc/async-batch.md).
   [[nodiscard]] Result<std::size_t> result() const noexcept {
     if (bytes >= 0) return static_cast<std::size_t>(bytes);
-    if (bytes > -HIPFILE_BASE_ERR) return std::unexpected(Error::from_errno(static_cast<int>(-bytes)));
-    const auto op = static_cast<hipFileOpError_t>(-bytes);
-    return std::unexpected(op == hipFileHipDriverError ? Error(op, hipErrorUnknown) : Error(op));
+    return std::unexpected(Error::from_bytes_result(bytes));
   }
   /// The raw word the C API writes.
   ssize_t bytes = 0;

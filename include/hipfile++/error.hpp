@@ -83,6 +83,22 @@ class Error {
     return Error();
   }
 
+  /**
+   * @brief From the bytes-result convention of batch events (`ret`, cast to ssize_t) and of
+   *        async operations (`*bytes_p`): `-1 .. -4095` is `-errno` of the failed system call
+   *        (-EBADF = -9 is EBADF, not a HIP error), `<= -HIPFILE_BASE_ERR` is `-hipFileOpError`.
+   *        (from_io_return is for hipFileRead/Write only, where -1 means "see errno".)
+   *        A non-negative @p r is not an error: the result is hipFileInternalError.
+   */
+  [[nodiscard]] static constexpr Error from_bytes_result(ssize_t r) noexcept {
+    if (r < 0 && r > -HIPFILE_BASE_ERR) return from_errno(static_cast<int>(-r));
+    if (r <= -HIPFILE_BASE_ERR && r > -(HIPFILE_BASE_ERR + 1000)) {
+      const auto op = static_cast<hipFileOpError_t>(-r);
+      return op == hipFileHipDriverError ? Error(op, hipErrorUnknown) : Error(op);
+    }
+    return Error();
+  }
+
   /// The hipFile op error (never hipFileSuccess).
   [[nodiscard]] constexpr hipFileOpError_t op() const noexcept { return op_; }
   /// The HIP runtime error, hipSuccess when no HIP call failed.

@@ -26,7 +26,9 @@
 
 #include "detail/posix.hpp"
 #include "error.hpp"
+#include "pending.hpp"
 #include "registration.hpp"
+#include "span.hpp"
 
 namespace hipfile {
 
@@ -179,16 +181,29 @@ class File {
   }
 
   /**
-   * @brief Reads up to dst.size() bytes at @p file_offset into @p dst (unregistered device or
-   *        host memory: hipFileRead(handle, dst.data(), size, offset, 0)).
-   * @return the count, short at end of file (0 at or after it); or the Error of the C call.
+   * @brief Reads up to dst.size_bytes() bytes at @p file_offset into @p dst (unregistered device
+   *        or host memory, or memory inside a registration, which the library finds itself:
+   *        hipFileRead(handle, dst.data(), size, offset, 0)). Any trivially copyable element
+   *        type: `file.read(buf.as<float>(), 0)`.
+   * @return the byte count, short at end of file (0 at or after it); hipFileInvalidValue for a
+   *         negative offset or a range beyond INT64_MAX; or the Error of the C call.
    */
-  [[nodiscard]] Result<std::size_t> read(std::span<std::byte> dst, std::int64_t file_offset) const noexcept {
-    return check_io(hipFileRead(handle_, dst.data(), dst.size(), static_cast<hoff_t>(file_offset), 0));
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> read(std::span<T, N> dst, Offset file_offset) const noexcept {
+    return read_bytes(detail::writable_bytes(dst), file_offset);
   }
-  /// Writes src.size() bytes at @p file_offset from @p src. @return the count or the Error.
-  [[nodiscard]] Result<std::size_t> write(std::span<const std::byte> src, std::int64_t file_offset) const noexcept {
-    return check_io(hipFileWrite(handle_, src.data(), src.size(), static_cast<hoff_t>(file_offset), 0));
+  /// read() of a byte span (also takes what converts to one, e.g. a std::vector<std::byte>).
+  [[nodiscard]] Result<std::size_t> read(std::span<std::byte> dst, Offset file_offset) const noexcept {
+    return read_bytes(dst, file_offset);
+  }
+  /// Writes src.size_bytes() bytes at @p file_offset from @p src. @return the count or the Error.
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> write(std::span<T, N> src, Offset file_offset) const noexcept {
+    return write_bytes(detail::readable_bytes(src), file_offset);
+  }
+  /// write() of a byte span.
+  [[nodiscard]] Result<std::size_t> write(std::span<const std::byte> src, Offset file_offset) const noexcept {
+    return write_bytes(src, file_offset);
   }
 
   /**
@@ -198,47 +213,169 @@ class File {
    * @return the count; hipFileMemoryNotRegistered for an empty @p reg, hipFileInvalidValue
    *         when @p dst is not inside reg.region(), or the Error of the C call.
    */
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> read(const Registration& reg, std::span<T, N> dst,
+                                         Offset file_offset) const noexcept {
+    return read_registered(reg, detail::writable_bytes(dst), file_offset);
+  }
   [[nodiscard]] Result<std::size_t> read(const Registration& reg, std::span<std::byte> dst,
-                                         std::int64_t file_offset) const noexcept {
-    if (auto e = check_region(reg, dst); !e) return std::unexpected(e.error());
-    return check_io(hipFileRead(handle_, const_cast<void*>(reg.base()), dst.size(),
-                                static_cast<hoff_t>(file_offset), static_cast<hoff_t>(reg.offset_of(dst))));
+                                         Offset file_offset) const noexcept {
+    return read_registered(reg, dst, file_offset);
   }
   /// Writes from @p src, a subspan of reg.region(); errors as the registered read().
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> write(const Registration& reg, std::span<T, N> src,
+                                          Offset file_offset) const noexcept {
+    return write_registered(reg, detail::readable_bytes(src), file_offset);
+  }
   [[nodiscard]] Result<std::size_t> write(const Registration& reg, std::span<const std::byte> src,
-                                          std::int64_t file_offset) const noexcept {
-    if (auto e = check_region(reg, src); !e) return std::unexpected(e.error());
-    return check_io(hipFileWrite(handle_, reg.base(), src.size(), static_cast<hoff_t>(file_offset),
-                                 static_cast<hoff_t>(reg.offset_of(src))));
+                                          Offset file_offset) const noexcept {
+    return write_registered(reg, src, file_offset);
   }
 
   /**
    * @brief Fills all of @p dst from @p file_offset on, repeating short reads.
-   * @return Error::from_errno(ENODATA) when the file ends first (the bytes before that point
-   *         have been read), or the first Error of a read.
+   * @return an end-of-file Error (is_eof()) when the file ends first (the bytes before that
+   *         point have been read), or the first Error of a read.
    */
-  [[nodiscard]] Result<void> read_exact(std::span<std::byte> dst, std::int64_t file_offset) const noexcept {
-    return loop(dst, file_offset, [&](std::span<std::byte> part, std::int64_t off) { return read(part, off); });
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<void> read_exact(std::span<T, N> dst, Offset file_offset) const noexcept {
+    return read_exact(detail::writable_bytes(dst), file_offset);
+  }
+  [[nodiscard]] Result<void> read_exact(std::span<std::byte> dst, Offset file_offset) const noexcept {
+    return loop(dst, file_offset, [&](std::span<std::byte> part, Offset off) { return read_bytes(part, off); });
   }
   /// read_exact() into a subspan of a registered region.
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<void> read_exact(const Registration& reg, std::span<T, N> dst,
+                                        Offset file_offset) const noexcept {
+    return read_exact(reg, detail::writable_bytes(dst), file_offset);
+  }
   [[nodiscard]] Result<void> read_exact(const Registration& reg, std::span<std::byte> dst,
-                                        std::int64_t file_offset) const noexcept {
+                                        Offset file_offset) const noexcept {
     return loop(dst, file_offset,
-                [&](std::span<std::byte> part, std::int64_t off) { return read(reg, part, off); });
+                [&](std::span<std::byte> part, Offset off) { return read_registered(reg, part, off); });
   }
   /// Writes all of @p src, repeating short writes; a write that makes no progress is EIO.
-  [[nodiscard]] Result<void> write_all(std::span<const std::byte> src, std::int64_t file_offset) const noexcept {
-    return loop(src, file_offset, [&](std::span<const std::byte> part, std::int64_t off) { return write(part, off); });
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<void> write_all(std::span<T, N> src, Offset file_offset) const noexcept {
+    return write_all(detail::readable_bytes(src), file_offset);
+  }
+  [[nodiscard]] Result<void> write_all(std::span<const std::byte> src, Offset file_offset) const noexcept {
+    return loop(src, file_offset, [&](std::span<const std::byte> part, Offset off) { return write_bytes(part, off); });
   }
   /// write_all() from a subspan of a registered region.
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<void> write_all(const Registration& reg, std::span<T, N> src,
+                                       Offset file_offset) const noexcept {
+    return write_all(reg, detail::readable_bytes(src), file_offset);
+  }
   [[nodiscard]] Result<void> write_all(const Registration& reg, std::span<const std::byte> src,
-                                       std::int64_t file_offset) const noexcept {
+                                       Offset file_offset) const noexcept {
     return loop(src, file_offset,
-                [&](std::span<const std::byte> part, std::int64_t off) { return write(reg, part, off); });
+                [&](std::span<const std::byte> part, Offset off) { return write_registered(reg, part, off); });
+  }
+
+  /**
+   * @brief Reads one value of a trivially copyable @p T at @p file_offset into **host** memory
+   *        (a header field, a length prefix): `auto n = file.read_value<std::uint64_t>(0);`
+   * @return the value; an end-of-file Error when fewer than sizeof(T) bytes remain.
+   */
+  template <Writable T>
+  [[nodiscard]] Result<T> read_value(Offset file_offset) const noexcept {
+    T value{};
+    if (auto r = read_exact(std::span<T, 1>(&value, 1), file_offset); !r) return std::unexpected(r.error());
+    return value;
+  }
+  /// Writes one trivially copyable value from host memory at @p file_offset.
+  template <Transferable T>
+  [[nodiscard]] Result<void> write_value(const T& value, Offset file_offset) const noexcept {
+    return write_all(std::span<const T, 1>(&value, 1), file_offset);
+  }
+
+  /**
+   * @brief Starts a read of dst.size_bytes() bytes at @p file_offset into @p dst and returns at
+   *        once; many may be in flight from one thread. The I/O runs on the library's
+   *        executor (one-entry C batch; see pending.hpp for lifetime and destruction).
+   * @return the Pending; get() gives the count (short at end of file) or the Error. A
+   *         zero-length read is finished at once with 0; a refused submission is finished
+   *         with its Error.
+   */
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> read_async(std::span<T, N> dst, Offset file_offset) const noexcept {
+    return start(hipFileBatchRead, detail::writable_bytes(dst).data(), dst.size_bytes(), file_offset, 0);
+  }
+  [[nodiscard]] Pending<std::size_t> read_async(std::span<std::byte> dst, Offset file_offset) const noexcept {
+    return start(hipFileBatchRead, dst.data(), dst.size(), file_offset, 0);
+  }
+  /// Starts a write of src.size_bytes() bytes from @p src at @p file_offset (as read_async).
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> write_async(std::span<T, N> src, Offset file_offset) const noexcept {
+    return start(hipFileBatchWrite, detail::readable_bytes(src).data(), src.size_bytes(), file_offset, 0);
+  }
+  [[nodiscard]] Pending<std::size_t> write_async(std::span<const std::byte> src, Offset file_offset) const noexcept {
+    return start(hipFileBatchWrite, src.data(), src.size(), file_offset, 0);
+  }
+  /// read_async() into a subspan of a registered region (registration base + offset).
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> read_async(const Registration& reg, std::span<T, N> dst,
+                                                Offset file_offset) const noexcept {
+    return start_registered(hipFileBatchRead, reg, detail::writable_bytes(dst), file_offset);
+  }
+  /// write_async() from a subspan of a registered region.
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> write_async(const Registration& reg, std::span<T, N> src,
+                                                 Offset file_offset) const noexcept {
+    return start_registered(hipFileBatchWrite, reg, detail::readable_bytes(src), file_offset);
+  }
+
+  /**
+   * @brief fdatasync(2): the written data (and the metadata needed to read it back) reaches
+   *        stable storage. The library does not sync per write (see doc/configuration.md).
+   * @return Error::from_errno of fdatasync (EBADF when empty).
+   */
+  [[nodiscard]] Result<void> sync() const noexcept {
+    int rc;
+    do {
+      rc = ::fdatasync(fd_);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) return std::unexpected(Error::last_errno());
+    return {};
   }
 
  private:
   File(int fd, hipFileHandle_t h) noexcept : fd_(fd), handle_(h) {}
+
+  Result<std::size_t> read_bytes(std::span<std::byte> dst, Offset off) const noexcept {
+    if (!detail::valid_range(off, dst.size())) return std::unexpected(Error::from_op(hipFileInvalidValue));
+    return check_io(hipFileRead(handle_, dst.data(), dst.size(), off, 0));
+  }
+  Result<std::size_t> write_bytes(std::span<const std::byte> src, Offset off) const noexcept {
+    if (!detail::valid_range(off, src.size())) return std::unexpected(Error::from_op(hipFileInvalidValue));
+    return check_io(hipFileWrite(handle_, src.data(), src.size(), off, 0));
+  }
+  Result<std::size_t> read_registered(const Registration& reg, std::span<std::byte> dst, Offset off) const noexcept {
+    if (auto e = check_region(reg, dst); !e) return std::unexpected(e.error());
+    if (!detail::valid_range(off, dst.size())) return std::unexpected(Error::from_op(hipFileInvalidValue));
+    return check_io(hipFileRead(handle_, const_cast<void*>(reg.base()), dst.size(), off, reg.offset_of(dst)));
+  }
+  Result<std::size_t> write_registered(const Registration& reg, std::span<const std::byte> src,
+                                       Offset off) const noexcept {
+    if (auto e = check_region(reg, src); !e) return std::unexpected(e.error());
+    if (!detail::valid_range(off, src.size())) return std::unexpected(Error::from_op(hipFileInvalidValue));
+    return check_io(hipFileWrite(handle_, reg.base(), src.size(), off, reg.offset_of(src)));
+  }
+
+  Pending<std::size_t> start(hipFileOpcode_t opcode, const void* base, std::size_t size, Offset off,
+                             Offset buffer_offset) const noexcept {
+    if (!detail::valid_range(off, size)) return Pending<>::finished(std::unexpected(Error::from_op(hipFileInvalidValue)));
+    return Pending<>::submit(batch_op(opcode, handle_, base, size, off, buffer_offset));
+  }
+  Pending<std::size_t> start_registered(hipFileOpcode_t opcode, const Registration& reg,
+                                        std::span<const std::byte> s, Offset off) const noexcept {
+    if (auto e = check_region(reg, s); !e) return Pending<>::finished(std::unexpected(e.error()));
+    return start(opcode, reg.base(), s.size(), off, reg.offset_of(s));
+  }
 
   static Result<void> check_region(const Registration& reg, std::span<const std::byte> s) noexcept {
     if (!reg) return std::unexpected(Error::from_op(hipFileMemoryNotRegistered));
@@ -247,10 +384,11 @@ class File {
   }
 
   template <class Byte, class Op>
-  static Result<void> loop(std::span<Byte> span, std::int64_t file_offset, Op op) noexcept {
+  static Result<void> loop(std::span<Byte> span, Offset file_offset, Op op) noexcept {
+    if (!detail::valid_range(file_offset, span.size())) return std::unexpected(Error::from_op(hipFileInvalidValue));
     std::size_t done = 0;
     while (done < span.size()) {
-      auto n = op(span.subspan(done), file_offset + static_cast<std::int64_t>(done));
+      auto n = op(span.subspan(done), file_offset + static_cast<Offset>(done));
       if (!n) return std::unexpected(n.error());
       if (*n == 0) return std::unexpected(Error::from_errno(std::is_const_v<Byte> ? EIO : ENODATA));
       done += *n;

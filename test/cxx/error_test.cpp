@@ -137,3 +137,23 @@ TEST_CASE("fmt.hpp formats an Error as its message, with string format specs", "
   CHECK(padded.size() == 200);
   CHECK(padded.substr(200 - e.message().size()) == e.message());
 }
+
+TEST_CASE("Error::from_bytes_result decodes the batch and async convention: -errno and -op", "[error]") {
+  const Error ebadf = Error::from_bytes_result(-EBADF);
+  CHECK(ebadf.is_system());
+  CHECK(ebadf.sys_errno() == EBADF);
+  CHECK(ebadf.hip() == hipSuccess);
+  const Error eio = Error::from_bytes_result(-EIO);
+  CHECK(eio.sys_errno() == EIO);
+  CHECK(Error::from_bytes_result(-4095).sys_errno() == 4095);
+  const Error op = Error::from_bytes_result(-static_cast<ssize_t>(hipFileHandleNotRegistered));
+  CHECK(op.op() == hipFileHandleNotRegistered);
+  CHECK(!op.is_system());
+  const Error hip = Error::from_bytes_result(-static_cast<ssize_t>(hipFileHipDriverError));
+  CHECK(hip.op() == hipFileHipDriverError);
+  CHECK(hip.hip() == hipErrorUnknown);
+  CHECK(Error::from_bytes_result(0).op() == hipFileInternalError);
+  CHECK(Error::from_bytes_result(-4999).op() == hipFileInternalError);
+  // The same -9 read by the hipFileRead decoder means a raw -hipError_t: the two differ.
+  CHECK(Error::from_io_return(-9).hip() == hipErrorInvalidConfiguration);
+}
