@@ -58,12 +58,13 @@ class Batch {
   [[nodiscard]] static Result<Batch> setup(unsigned max_nr) noexcept {
     hipFileBatchHandle_t h = nullptr;
     const hipFileError_t s = hipFileBatchIOSetUp(&h, max_nr);
-    if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+    if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
     return Batch(h);
   }
 
   Batch(Batch&& o) noexcept
-      : handle_(std::exchange(o.handle_, nullptr)), entries_(std::move(o.entries_)), results_(std::move(o.results_)),
+      : handle_(std::exchange(o.handle_, nullptr)), entries_(std::move(o.entries_)),
+        contexts_(std::move(o.contexts_)), results_(std::move(o.results_)),
         groups_(std::move(o.groups_)), submitted_(std::exchange(o.submitted_, 0)) {
     o.clear();
   }
@@ -72,6 +73,7 @@ class Batch {
       reset();
       handle_ = std::exchange(o.handle_, nullptr);
       entries_ = std::move(o.entries_);
+      contexts_ = std::move(o.contexts_);
       results_ = std::move(o.results_);
       groups_ = std::move(o.groups_);
       submitted_ = std::exchange(o.submitted_, 0);
@@ -87,7 +89,7 @@ class Batch {
   [[nodiscard]] Result<void> submit(std::span<const hipFileIOParams_t> ops) const noexcept {
     const hipFileError_t s = hipFileBatchIOSubmit(handle_, static_cast<unsigned>(ops.size()),
                                                   const_cast<hipFileIOParams_t*>(ops.data()), 0);
-    if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+    if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
     return {};
   }
 
@@ -109,14 +111,14 @@ class Batch {
       tp = &ts;
     }
     const hipFileError_t s = hipFileBatchIOGetStatus(handle_, min_nr, &nr, events.data(), tp);
-    if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+    if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
     return events.first(nr);
   }
 
   /// Cancels what has not started; waits for what runs. Canceled operations are reported by poll.
   [[nodiscard]] Result<void> cancel() const noexcept {
     const hipFileError_t s = hipFileBatchIOCancel(handle_);
-    if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+    if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
     return {};
   }
 
@@ -160,7 +162,7 @@ class Batch {
     Result<void> first;
     while (submitted_ < entries_.size()) {
       const std::size_t end = std::min(entries_.size(), submitted_ + kMaxPerCBatch);
-      if (auto r = submit_group(submitted_, end); !r && first) first = std::unexpected(r.error());
+      if (auto r = submit_group(submitted_, end); !r && first) first = unexpected(r.error());
       submitted_ = end;
     }
     return first;
@@ -180,7 +182,7 @@ class Batch {
     }
     std::vector<Result<std::size_t>> out;
     out.reserve(results_.size());
-    for (auto& r : results_) out.push_back(r ? std::move(*r) : Result<std::size_t>(std::unexpected(Error())));
+    for (auto& r : results_) out.push_back(r ? std::move(*r) : Result<std::size_t>(unexpected(Error())));
     clear_entries();
     return out;
   }
@@ -210,6 +212,7 @@ class Batch {
   }
   void clear() noexcept {
     entries_.clear();
+    contexts_.clear();
     results_.clear();
     groups_.clear();
     submitted_ = 0;
@@ -220,20 +223,32 @@ class Batch {
     // The cookie is the entry's index, so wait() can put each event back in order.
     const auto index = reinterpret_cast<void*>(static_cast<std::uintptr_t>(entries_.size()));
     entries_.push_back(batch_op(opcode, file.handle(), base, size, off, buffer_offset, index));
+    contexts_.push_back(file.context(opcode == hipFileBatchRead ? Operation::read : Operation::write, off, size));
     results_.emplace_back();
     if (!detail::valid_range(off, size)) {
-      results_.back().emplace(std::unexpected(Error::from_op(hipFileInvalidValue)));
+      fail(entries_.size() - 1, Error::from_op(hipFileInvalidValue));
     } else if (size == 0) {
       results_.back().emplace(std::size_t{0});
+    }
+  }
+  // Entry @p i failed with @p e: the error gets the entry's context.
+  void fail(std::size_t i, const Error& e) noexcept {
+    results_[i].emplace(unexpected(detail::stale_handle(e, entries_[i].fh).in(contexts_[i])));
+  }
+  void finish(std::size_t i, Result<std::size_t> r) noexcept {
+    if (r) {
+      results_[i].emplace(std::move(r));
+    } else {
+      fail(i, r.error());
     }
   }
   void add_registered(hipFileOpcode_t opcode, const File& file, const Registration& reg,
                       std::span<const std::byte> s, Offset off) noexcept {
     add(opcode, file, reg.base(), s.size(), off, reg.offset_of(s));
     if (!reg) {
-      results_.back().emplace(std::unexpected(Error::from_op(hipFileMemoryNotRegistered)));
+      fail(entries_.size() - 1, Error::from_op(hipFileMemoryNotRegistered));
     } else if (!reg.contains(s)) {
-      results_.back().emplace(std::unexpected(Error::from_op(hipFileInvalidValue)));
+      fail(entries_.size() - 1, Error::from_op(hipFileInvalidValue));
     }
   }
 
@@ -247,8 +262,8 @@ class Batch {
     Group g{nullptr, begin, end, 0};
     if (auto r = check(hipFileBatchIOSetUp(&g.handle, static_cast<unsigned>(todo.size()))); !r) {
       for (std::size_t i = begin; i < end; ++i)
-        if (!results_[i]) results_[i].emplace(std::unexpected(r.error()));
-      return r;
+        if (!results_[i]) fail(i, r.error().in(Operation::batch));
+      return unexpected(r.error().in(Operation::batch));
     }
     groups_.push_back(g);
     Group& group = groups_.back();
@@ -263,8 +278,8 @@ class Batch {
         ++group.outstanding;
         continue;
       }
-      results_[index_of(p.cookie)].emplace(std::unexpected(r.error()));
-      if (first) first = std::unexpected(r.error());
+      fail(index_of(p.cookie), r.error());
+      if (first) first = unexpected(results_[index_of(p.cookie)]->error());
     }
     return first;
   }
@@ -278,11 +293,11 @@ class Batch {
       // results are unknown, so they report the failure of GetStatus.
       hipFileBatchIODestroy(std::exchange(g.handle, nullptr));
       for (std::size_t i = g.begin; i < g.end; ++i)
-        if (!results_[i]) results_[i].emplace(std::unexpected(Error::from_status(s)));
+        if (!results_[i]) fail(i, Error::from_status(s).in(Operation::batch));
       g.outstanding = 0;
       return;
     }
-    for (unsigned i = 0; i < nr; ++i) results_[index_of(events[i].cookie)].emplace(Pending<>::decode(events[i]));
+    for (unsigned i = 0; i < nr; ++i) finish(index_of(events[i].cookie), Pending<>::decode(events[i]));
     g.outstanding -= nr;
   }
 
@@ -292,6 +307,7 @@ class Batch {
 
   hipFileBatchHandle_t handle_ = nullptr;        // the raw interface's batch
   std::vector<hipFileIOParams_t> entries_;       // C++ terms: in the order added
+  std::vector<Context> contexts_;                // what each entry's Error says it was
   std::vector<std::optional<Result<std::size_t>>> results_;
   std::vector<Group> groups_;
   std::size_t submitted_ = 0;                    // entries_[0, submitted_) are submitted

@@ -42,6 +42,17 @@ namespace hipfile {
   return p;
 }
 
+namespace detail {
+/// After hipFileDriverClose underneath a live File, the C calls report EINVAL (upstream: no
+/// driver is an errno) or DriverNotInitialized; the truth for a File's handle is that it is no
+/// longer registered, so that is what the caller reads.
+[[nodiscard]] inline Error stale_handle(Error e, hipFileHandle_t handle) noexcept {
+  const bool no_driver = (e.is_system() && e.sys_errno() == EINVAL) || e.op() == hipFileDriverNotInitialized;
+  if (no_driver && handle != nullptr && hipFileUseCount() == 0) return Error::from_op(hipFileHandleNotRegistered).in(e.context());
+  return e;
+}
+}  // namespace detail
+
 template <class T = std::size_t>
 class Pending;
 
@@ -76,24 +87,32 @@ class Pending<std::size_t> {
   }
 
   /**
-   * @brief Submits one batch operation (see batch_op() in batch.hpp for the fields). Failures
-   *        of setup or submission become the Pending's result.
+   * @brief Submits one batch operation (batch_op() names the fields). Failures of setup or
+   *        submission become the Pending's result; every Error it reports carries @p ctx.
    */
-  [[nodiscard]] static Pending submit(const hipFileIOParams_t& op) noexcept {
+  [[nodiscard]] static Pending submit(const hipFileIOParams_t& op, Context ctx = {}) noexcept {
     if (op.u.batch.size == 0) return finished(std::size_t{0});
+    Pending p;
+    p.ctx_ = std::move(ctx);
     hipFileBatchHandle_t batch = nullptr;
-    if (auto r = check(hipFileBatchIOSetUp(&batch, 1)); !r) return finished(std::unexpected(r.error()));
+    p.fh_ = op.fh;
+    if (auto r = check(hipFileBatchIOSetUp(&batch, 1)); !r) {
+      p.finish(unexpected(r.error()));
+      return p;
+    }
     auto params = op;
     if (auto r = check(hipFileBatchIOSubmit(batch, 1, &params, 0)); !r) {
       hipFileBatchIODestroy(batch);
-      return finished(std::unexpected(r.error()));
+      p.finish(unexpected(r.error()));
+      return p;
     }
-    Pending p;
     p.batch_ = batch;
     return p;
   }
 
-  Pending(Pending&& o) noexcept : batch_(std::exchange(o.batch_, nullptr)), result_(std::move(o.result_)) {
+  Pending(Pending&& o) noexcept
+      : batch_(std::exchange(o.batch_, nullptr)), result_(std::move(o.result_)), ctx_(std::move(o.ctx_)),
+        fh_(std::exchange(o.fh_, nullptr)) {
     o.result_.reset();
   }
   Pending& operator=(Pending&& o) noexcept {
@@ -101,6 +120,8 @@ class Pending<std::size_t> {
       reset();
       batch_ = std::exchange(o.batch_, nullptr);
       result_ = std::move(o.result_);
+      ctx_ = std::move(o.ctx_);
+      fh_ = std::exchange(o.fh_, nullptr);
       o.result_.reset();
     }
     return *this;
@@ -131,7 +152,7 @@ class Pending<std::size_t> {
    *        (the result stays until the Pending is destroyed or reset).
    */
   [[nodiscard]] Result<std::size_t> get() noexcept {
-    if (!valid()) return std::unexpected(Error::from_op(hipFileInvalidValue));
+    if (!valid()) return unexpected(Error::from_op(hipFileInvalidValue).in(ctx_));
     wait();
     return *result_;
   }
@@ -140,15 +161,17 @@ class Pending<std::size_t> {
   void reset() noexcept {
     if (hipFileBatchHandle_t b = std::exchange(batch_, nullptr)) hipFileBatchIODestroy(b);
     result_.reset();
+    ctx_ = Context{};
+    fh_ = nullptr;
   }
 
   /// The bytes-result of a finished batch event as a Result (see doc/async-batch.md).
   [[nodiscard]] static Result<std::size_t> decode(const hipFileIOEvents_t& ev) noexcept {
     if (ev.status == hipFileComplete) return static_cast<std::size_t>(ev.ret);
-    if (ev.status == hipFileCanceled) return std::unexpected(Error::from_errno(ECANCELED));
+    if (ev.status == hipFileCanceled) return unexpected(Error::from_errno(ECANCELED));
     const auto ret = static_cast<ssize_t>(ev.ret);
-    if (ret >= 0) return std::unexpected(Error::from_op(hipFileIOMaxError));
-    return std::unexpected(Error::from_bytes_result(ret));
+    if (ret >= 0) return unexpected(Error::from_op(hipFileIOMaxError));
+    return unexpected(Error::from_bytes_result(ret));
   }
 
  private:
@@ -167,18 +190,29 @@ class Pending<std::size_t> {
     unsigned nr = 1;
     const hipFileError_t s = hipFileBatchIOGetStatus(batch_, 1, &nr, &ev, timeout ? &ts : nullptr);
     if (s.err != hipFileSuccess) {
-      result_.emplace(std::unexpected(Error::from_status(s)));
+      finish(unexpected(Error::from_status(s).in(Operation::batch)));
     } else if (nr == 0) {
       return false;
     } else {
-      result_.emplace(decode(ev));
+      finish(decode(ev));
     }
     hipFileBatchIODestroy(std::exchange(batch_, nullptr));
     return true;
   }
 
+  // Stores the result; an Error gets this operation's context.
+  void finish(Result<std::size_t> r) noexcept {
+    if (r) {
+      result_.emplace(std::move(r));
+    } else {
+      result_.emplace(unexpected(detail::stale_handle(r.error(), fh_).in(ctx_)));
+    }
+  }
+
   hipFileBatchHandle_t batch_ = nullptr;
   std::optional<Result<std::size_t>> result_;
+  Context ctx_;                    // what an Error of this operation says it was
+  hipFileHandle_t fh_ = nullptr;  // the File's handle, to tell a driver closed underneath
 };
 
 }  // namespace hipfile
