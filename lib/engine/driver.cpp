@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/driver.hpp"
 
+#include "engine/batch.hpp"
 #include "engine/log.hpp"
 #include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
@@ -59,8 +60,9 @@ Status Driver::close() {
 }
 
 void Driver::teardown_locked() {
-  // Registrations first (each waits for its in-flight I/O), then the engine, whose threads
-  // and staging memory go away with it.
+  // Batches first (their queued operations are canceled), then registrations (each waits for
+  // its in-flight I/O), then the engine, whose threads and staging memory go away with it.
+  batch_destroy_all();
   files.clear();
   buffers.clear();
   std::shared_ptr<Engine> engine;
