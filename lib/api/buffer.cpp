@@ -5,15 +5,17 @@
 
 #include "api/guard.hpp"
 #include "engine/driver.hpp"
+#include "engine/stats.hpp"
 #include "gpu/hip.hpp"
 
 using hipfile::api::guarded;
 using hipfile::engine::Driver;
 using hipfile::gpu::MemKind;
+namespace stats = hipfile::engine::stats;
 
-extern "C" {
+namespace {
 
-HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t length, int flags) {
+hipFileError_t buf_register(const void* buffer_base, size_t length, int flags) {
   return guarded([&]() -> hipFileError_t {
     Driver& driver = Driver::get();
     driver.open_implicitly();  // upstream opens even when the registration then fails
@@ -36,7 +38,7 @@ HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t le
   });
 }
 
-HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
+hipFileError_t buf_deregister(const void* buffer_base) {
   return guarded([&]() -> hipFileError_t {
     Driver& driver = Driver::get();
     if (!driver.is_open()) return {hipFileDriverClosing, hipSuccess};
@@ -44,6 +46,22 @@ HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
     if (!driver.buffers.remove(buffer_base)) return {hipFileMemoryNotRegistered, hipSuccess};
     return {hipFileSuccess, hipSuccess};
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t length, int flags) {
+  hipFileError_t e = buf_register(buffer_base, length, flags);
+  stats::count(stats::Call::BufRegister, e.err == hipFileSuccess);
+  return e;
+}
+
+HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
+  hipFileError_t e = buf_deregister(buffer_base);
+  stats::count(stats::Call::BufDeregister, e.err == hipFileSuccess);
+  return e;
 }
 
 }  // extern "C"

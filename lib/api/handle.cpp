@@ -5,6 +5,7 @@
 
 #include "api/guard.hpp"
 #include "engine/driver.hpp"
+#include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
 
 using hipfile::api::guarded;
@@ -12,10 +13,11 @@ using hipfile::engine::Driver;
 using hipfile::engine::File;
 using hipfile::engine::FileTable;
 using hipfile::engine::Status;
+namespace stats = hipfile::engine::stats;
 
-extern "C" {
+namespace {
 
-HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
+hipFileError_t handle_register(hipFileHandle_t* fh, hipFileDescr_t* descr) {
   return guarded([&]() -> hipFileError_t {
     if (fh == nullptr || descr == nullptr) return {hipFileInvalidValue, hipSuccess};
     if (descr->type != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
@@ -30,12 +32,23 @@ HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDes
   });
 }
 
+}  // namespace
+
+extern "C" {
+
+HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
+  hipFileError_t e = handle_register(fh, descr);
+  stats::count(stats::Call::HandleRegister, e.err == hipFileSuccess);
+  return e;
+}
+
 HIPFILE_API void hipFileHandleDeregister(hipFileHandle_t fh) {
-  if (fh == nullptr) return;
+  bool removed = false;
   try {
-    (void)Driver::get().files.remove(fh);  // unknown handles are ignored, as upstream
+    removed = fh != nullptr && Driver::get().files.remove(fh);  // unknown handles are ignored, as upstream
   } catch (...) {
   }
+  stats::count(stats::Call::HandleDeregister, removed);
 }
 
 }  // extern "C"

@@ -167,4 +167,14 @@ void batch_destroy(hipFileBatchHandle_t handle) {
   batch->cancel();  // queued tasks still hold the object; they find their entries canceled
 }
 
+void batch_destroy_all() {
+  std::unordered_map<hipFileBatchHandle_t, std::shared_ptr<Batch>> all;
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mu);
+    all.swap(r.batches);
+  }
+  for (auto& [handle, batch] : all) batch->cancel();
+}
+
 }  // namespace hipfile::engine

@@ -142,6 +142,7 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   c.map_max_threads = static_cast<unsigned>(map_max_threads);
   c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
+  env.boolean("HIPFILE_PROFILE_NVTX", c.nvtx);
   env.text("HIPFILE_CUFILE_LIBRARY", c.cufile_library);
   std::size_t stats = c.stats_level;
   env.size("HIPFILE_STATS_LEVEL", stats, 0, 3);

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "engine/driver.hpp"
+#include "engine/profile.hpp"
 #include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
 #include "gpu/hip.hpp"
@@ -88,6 +89,7 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   }
   // Counted from here: the request is well formed and its memory known.
   StatsScope counted{r, dir == Direction::Read ? hipFileStatsOpRead : hipFileStatsOpWrite};
+  profile::Range range(dir == Direction::Read ? "hipFileRead" : "hipFileWrite", size, file_offset);
   counted.device = t.device;
   if (t.kind == gpu::MemKind::Device) counted.path = hipFileStatsPathEngine;
   // Bounds: nothing outside [base + buffer_offset, + size) within the registration/allocation.

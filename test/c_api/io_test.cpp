@@ -3,6 +3,7 @@
 // and canaries around every target so nothing outside the caller's range is ever written.
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <cstdlib>
@@ -146,11 +147,24 @@ TEST_CASE("Bad arguments give exact errors and touch nothing", "[io]") {
   CHECK(hipFileRead(reinterpret_cast<hipFileHandle_t>(0xdeadbeef), g.data(), 16, 0, 0) ==
         -hipFileHandleNotRegistered);
   CHECK(hipFileRead(r.handle, nullptr, 16, 0, 0) == -hipFileInvalidValue);
-  CHECK(hipFileRead(r.handle, g.data(), 16, -1, 0) == -hipFileInvalidValue);
-  CHECK(hipFileRead(r.handle, g.data(), 16, 0, -1) == -hipFileInvalidValue);
+  // Negative offsets: -1 with errno EINVAL, as hipFile 0.4 and later (0.2: -hipFileInvalidValue).
+  errno = 0;
+  CHECK(hipFileRead(r.handle, g.data(), 16, -1, 0) == -1);
+  CHECK(errno == EINVAL);
+  errno = 0;
+  CHECK(hipFileRead(r.handle, g.data(), 16, 0, -1) == -1);
+  CHECK(errno == EINVAL);
+  errno = 0;
+  CHECK(hipFileRead(nullptr, g.data(), 16, LLONG_MIN, 0) == -1);  // before the handle is looked at
+  CHECK(errno == EINVAL);
   CHECK(hipFileRead(r.handle, g.data(), 16, LLONG_MAX - 8, 0) == -hipFileInvalidValue);  // overflow
   CHECK(hipFileRead(r.handle, g.data(), SIZE_MAX, 0, 0) == -hipFileInvalidValue);
-  CHECK(hipFileWrite(r.handle, g.data(), 16, -5, 0) == -hipFileInvalidValue);
+  errno = 0;
+  CHECK(hipFileWrite(r.handle, g.data(), 16, -5, 0) == -1);
+  CHECK(errno == EINVAL);
+  errno = 0;
+  CHECK(hipFileWrite(r.handle, g.data(), 16, 0, -4096) == -1);
+  CHECK(errno == EINVAL);
   CHECK(hipFileWrite(r.handle, g.data(), SIZE_MAX / 2, 0, 0) == -hipFileInvalidValue);
   g.check();
   CHECK(read_file(f.path()) == pattern(1 << 16, 37));

@@ -93,7 +93,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 hipFileStatsL1_t stats_now() {
   hipFileStatsL1_t s{};
-  REQUIRE(hipFileGetStatsL1(&s).err == hipFileSuccess);
+  REQUIRE(hipFileGetStatsExL1(&s, sizeof s).err == hipFileSuccess);
   return s;
 }
 

@@ -107,7 +107,7 @@ struct Injected {
 
 hipFileStatsCounters_t counters(hipFileStatsPath_t path, hipFileStatsOp_t op) {
   hipFileStatsL1_t s{};
-  REQUIRE(hipFileGetStatsL1(&s).err == hipFileSuccess);
+  REQUIRE(hipFileGetStatsExL1(&s, sizeof s).err == hipFileSuccess);
   return s.path[path][op];
 }
 

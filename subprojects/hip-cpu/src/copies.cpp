@@ -16,10 +16,6 @@ struct Side {
     AllocationRef hold;  // keeps a runtime allocation mapped until the work has run
 };
 
-bool is_device_side(const AllocationRef &al) {
-    return al && (al->kind == MemKind::Device || al->kind == MemKind::Managed);
-}
-
 // Translate p..p+n. Runtime allocations must contain the whole range: a copy that would run past
 // one is refused rather than touching a neighbour. Registered ranges are the application's own
 // memory and are used in place (copies may legitimately extend beyond them).
@@ -37,9 +33,14 @@ hipError_t translate(const void *p, std::size_t n, const AllocationRef &al, Side
 }
 
 // Is the pointer acceptable on the side of a copy that `kind` says is a device (or host) side?
+// As on a system with unified addressing (CUDA and ROCm on 64-bit Linux), the kind is a hint:
+// the runtime copies from and to what the pointers really are. A side named "device" must still
+// be memory the device can address: device, managed, pinned or registered host memory (pageable
+// memory a GPU cannot reach is refused); a side named "host" may be any memory, device memory
+// included (the copy then runs device to device, as HIP does).
 bool kind_fits(const AllocationRef &al, bool device_side) {
-    if (device_side) return is_device_side(al);
-    return !(al && al->kind == MemKind::Device);  // host side: anything the CPU can address
+    if (device_side) return static_cast<bool>(al);
+    return true;
 }
 
 hipError_t prepare_copy(void *dst, const void *src, std::size_t n, hipMemcpyKind kind, Side *d, Side *s) {

@@ -134,19 +134,8 @@ hipError_t check_devices() {
     return hipcpu::device_count() == 0 ? hipErrorNoDevice : hipSuccess;
 }
 
-}  // namespace
-
-extern "C" {
-
-hipError_t hipMalloc(void **ptr, size_t size) {
-    HIPCPU_ENTER();
-    if (ptr == nullptr) return ret(hipErrorInvalidValue);
-    if (hipError_t e = check_devices()) return ret(e);
-    // HIP answers a zero-byte request with success and a null pointer.
-    if (size == 0) {
-        *ptr = nullptr;
-        return hipSuccess;
-    }
+// Device memory (hipMalloc, hipExtMallocWithFlags' default): ptr checked, size > 0.
+hipError_t device_alloc(void **ptr, size_t size) {
     const int dev = hipcpu::current_device();
     const std::size_t bytes = hipcpu::page_round(size);
     if (bytes < size) return ret(hipErrorOutOfMemory);  // size near SIZE_MAX wrapped
@@ -179,6 +168,49 @@ hipError_t hipMalloc(void **ptr, size_t size) {
     return hipSuccess;
 }
 
+// Memory the device and the host both address (managed memory): hipMallocManaged and the
+// fine-grained and signal kinds of hipExtMallocWithFlags. ptr checked, size > 0. Zeroed.
+hipError_t host_visible_alloc(void **ptr, size_t size, unsigned flags) {
+    const std::size_t bytes = hipcpu::page_round(size);
+    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
+    if (p == nullptr) return ret(hipErrorOutOfMemory);
+    hipcpu::insert(std::make_shared<Allocation>(MemKind::Managed, hipcpu::current_device(),
+                                                reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
+    *ptr = p;
+    return hipSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipMalloc(void **ptr, size_t size) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    // HIP answers a zero-byte request with success and a null pointer.
+    if (size == 0) {
+        *ptr = nullptr;
+        return hipSuccess;
+    }
+    return device_alloc(ptr, size);
+}
+
+hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return ret(hipErrorInvalidValue);
+    if (flags > hipDeviceMallocUncached) return ret(hipErrorInvalidValue);
+    // A signal is one 64-bit word, as ROCm requires.
+    if (flags == hipMallocSignalMemory && sizeBytes != 8) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    if (sizeBytes == 0) {
+        *ptr = nullptr;
+        return hipSuccess;
+    }
+    if (flags == hipDeviceMallocDefault) return device_alloc(ptr, sizeBytes);
+    return host_visible_alloc(ptr, sizeBytes, flags);
+}
+
 hipError_t hipFree(void *ptr) {
     HIPCPU_ENTER();
     if (ptr == nullptr) return hipSuccess;
@@ -199,13 +231,7 @@ hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags) {
         *dev_ptr = nullptr;
         return hipSuccess;
     }
-    const std::size_t bytes = hipcpu::page_round(size);
-    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
-    if (p == nullptr) return ret(hipErrorOutOfMemory);
-    hipcpu::insert(std::make_shared<Allocation>(MemKind::Managed, hipcpu::current_device(),
-                                                reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
-    *dev_ptr = p;
-    return hipSuccess;
+    return host_visible_alloc(dev_ptr, size, flags);
 }
 
 hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) {
