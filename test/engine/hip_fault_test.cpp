@@ -20,14 +20,24 @@ TEST_CASE("A failed device copy fails the request with HipDriverError", "[hip]")
   CAPTURE(api);
   // A single-chunk request never waits on a slot's event, only on the lane's stream.
   const bool reaches_api = std::string(api) != "hipEventSynchronize" || n > (1u << 20);
+  // Several workers: the failing call may be a later chunk's, and the prefix that moved before
+  // it is returned as a short count (POSIX's convention) instead of the error.
+  const bool parallel = n > (1u << 20);
+  auto failed_or_prefix = [&](ssize_t got, const std::vector<std::byte>* expect) {
+    if (got == -hipFileHipDriverError) return true;
+    if (!parallel || got <= 0 || got >= static_cast<ssize_t>(n)) return false;
+    return expect == nullptr || to_host(mem.get(), static_cast<std::size_t>(got)) ==
+                                    std::vector<std::byte>(expect->begin(), expect->begin() + got);
+  };
+  const auto file = pattern(n, 71);
   hipcpuInjectFault(api, 1, 1, hipErrorLaunchFailure);
   ssize_t rd = hipFileRead(r.handle, mem.get(), n, 0, 0);
   hipcpuClearFaults();
-  if (reaches_api) CHECK(rd == -hipFileHipDriverError);
+  if (reaches_api) CHECK(failed_or_prefix(rd, &file));
   hipcpuInjectFault(api, 1, 1, hipErrorLaunchFailure);
   ssize_t w = hipFileWrite(r.handle, mem.get(), n, 0, 0);
   hipcpuClearFaults();
-  if (std::string(api) != "hipStreamSynchronize") CHECK(w == -hipFileHipDriverError);
+  if (std::string(api) != "hipStreamSynchronize") CHECK(failed_or_prefix(w, nullptr));
   // Recovery: both directions work again.
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
   CHECK(to_host(mem.get(), n) == pattern(n, 71));

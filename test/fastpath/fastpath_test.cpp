@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fastpath/fastpath.hpp"
+#include "sys/posix.hpp"
 #include "helpers.hpp"
 #include "test_support.hpp"
 
@@ -29,6 +30,7 @@ enum class Mode {
   Full,             // moves everything (pread/pwrite on the buffered fd)
   Enodev,           // moves nothing, ENODEV
   HalfThenRemote,   // moves the first half (4 KiB multiple), then EREMOTEIO
+  HalfThenEio,      // moves the first half, then EIO (not retried)
   Eio,              // moves nothing, EIO
   ShortCount,       // moves `short_bytes` (clipped at end of file) and reports success
   RefuseRegister,   // attach refuses every file
@@ -67,7 +69,8 @@ class Fake final : public fp::Fastpath {
     switch (mode) {
       case Mode::Enodev: r.status = Status::of_errno(ENODEV); return r;
       case Mode::Eio: r.status = Status::of_errno(EIO); return r;
-      case Mode::HalfThenRemote: n = (size / 2) & ~std::size_t{4095}; break;
+      case Mode::HalfThenRemote:
+      case Mode::HalfThenEio: n = (size / 2) & ~std::size_t{4095}; break;
       case Mode::ShortCount: n = std::min(size, short_bytes); break;
       default: break;
     }
@@ -87,6 +90,7 @@ class Fake final : public fp::Fastpath {
     }
     r.bytes = done;
     if (mode == Mode::HalfThenRemote) r.status = Status::of_errno(EREMOTEIO);
+    if (mode == Mode::HalfThenEio) r.status = Status::of_errno(EIO);
     return r;
   }
 };
@@ -206,6 +210,33 @@ TEST_CASE("Half moved then EREMOTEIO: the engine serves the rest, keeping the fi
     CHECK(inj.fake->calls == 1);
     CHECK(read_file(file.path()) == pattern(kSize, 13));
   }
+}
+
+TEST_CASE("Half moved then EIO: the half the fastpath moved is returned", "[fastpath][progress]") {
+  Injected inj(Mode::HalfThenEio);
+  TempFile file(kSize, 21);
+  Registered reg(file.path(), O_RDONLY);
+  DeviceMem mem(kSize + 4096);
+  const std::size_t off = aligned_offset(mem);
+  REQUIRE(hipFileRead(reg.handle, mem.get(), kSize, 0, static_cast<hoff_t>(off)) == static_cast<ssize_t>(kSize / 2));
+  CHECK(inj.fake->calls == 1);
+  CHECK(to_host(mem.bytes() + off, kSize / 2) == pattern(kSize / 2, 21));
+}
+
+TEST_CASE("Half moved, then the engine fails the rest: the fastpath's half is returned", "[fastpath][progress]") {
+  Injected inj(Mode::HalfThenRemote);
+  TempFile file(kSize, 23);
+  Registered reg(file.path(), O_RDWR);
+  DeviceMem mem(kSize + 4096);
+  const std::size_t off = aligned_offset(mem);
+  hipfile::sys::ops.pread = [](int, void*, size_t, off_t) -> ssize_t { return errno = EIO, -1; };
+  hipfile::sys::ops.pwrite = [](int, const void*, size_t, off_t) -> ssize_t { return errno = ENOSPC, -1; };
+  const ssize_t rd = hipFileRead(reg.handle, mem.get(), kSize, 0, static_cast<hoff_t>(off));
+  const ssize_t wr = hipFileWrite(reg.handle, mem.get(), kSize, 0, static_cast<hoff_t>(off));
+  hipfile::sys::reset_ops();
+  CHECK(rd == static_cast<ssize_t>(kSize / 2));
+  CHECK(wr == static_cast<ssize_t>(kSize / 2));
+  CHECK(to_host(mem.bytes() + off, kSize / 2) == pattern(kSize / 2, 23));
 }
 
 TEST_CASE("EIO from the fastpath is returned, not retried", "[fastpath]") {
