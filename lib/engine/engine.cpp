@@ -12,6 +12,8 @@
 #include <atomic>
 #include <climits>
 #include <limits>
+#include <deque>
+#include <list>
 #include <map>
 
 #include "engine/log.hpp"
@@ -88,6 +90,8 @@ struct Engine::Job {
   std::atomic<off_t> next{0};      // next chunk index to claim
   off_t last = 0;                  // last chunk index
   std::atomic<bool> failed{false};
+  // A lane could not confirm that its copies finished: they may still read the mapping.
+  std::atomic<bool> device_in_doubt{false};
   const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
   off_t prefetch_ahead = 0;        // cold buffered read: chunks advised (WILLNEED) ahead of the claims
   bool one_chunk = false;          // the whole request is one chunk
@@ -176,7 +180,7 @@ Engine::~Engine() {
   wake_.notify_all();
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
-    w->lanes.clear();
+    for (auto& [device, lane] : w->lanes) release_lane(std::move(lane));
   }
   inline_lanes_.clear();
   ordered_inline_lanes_.clear();
@@ -188,7 +192,13 @@ void Engine::start_workers() {
   for (unsigned i = 0; i < n; ++i) {
     workers_.push_back(std::make_unique<Worker>());
     Worker* w = workers_.back().get();
-    w->thread = std::thread([this, w] { worker_main(*w); });
+    try {
+      w->thread = std::thread([this, w] { worker_main(*w); });
+    } catch (...) {
+      workers_.pop_back();  // fewer workers; none at all is the caller's error (call_once retries)
+      if (workers_.empty()) throw;
+      break;
+    }
   }
 }
 
@@ -215,7 +225,11 @@ void Engine::worker_main(Worker& w) {
 
 Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
   auto it = w.lanes.find(device);
-  if (it != w.lanes.end()) return it->second.get();
+  if (it != w.lanes.end() && !it->second->poisoned()) return it->second.get();
+  if (it != w.lanes.end()) {
+    release_lane(std::move(it->second));  // its memory may still be in use: replaced, not reused
+    w.lanes.erase(it);
+  }
   std::unique_ptr<Lane> lane =
       Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.blocking_wait);
   if (!lane) return nullptr;
@@ -295,14 +309,20 @@ IoResult Engine::execute(const Request& req) {
     }
     int n = static_cast<int>(std::min<off_t>(nchunks, static_cast<off_t>(workers_.size())));
     job->participants = n;
+    // All or nothing: the entries are made first (this may throw, and then no worker has the job),
+    // and handed over in one step that cannot fail. Once a worker has it, this call waits for it:
+    // the mapping and the file lease must outlive every participant.
+    std::list<std::shared_ptr<Job>> entries(static_cast<std::size_t>(n), job);
     {
       std::lock_guard lock(mu_);
-      for (int i = 0; i < n; ++i) queue_.push_back(job);
+      queue_.splice(queue_.end(), entries);
     }
     if (n == 1) wake_.notify_one(); else wake_.notify_all();
     std::unique_lock lock(job->mu);
     job->done_cv.wait(lock, [&] { return job->finished == job->participants; });
   }
+  // A copy the runtime could not confirm as finished may still read the mapped pages.
+  if (job->device_in_doubt) mapping.abandon();
 
   // POSIX's convention: a request that moved a contiguous prefix before failing returns that
   // prefix; only one that moved nothing returns the error.
@@ -320,7 +340,19 @@ IoResult Engine::execute(const Request& req) {
   return result;
 }
 
-void Engine::run(Job& job, Lane* lane) {
+void Engine::run(Job& job, Lane* lane) noexcept {
+  // Nothing may escape a worker (std::terminate) or leave copies running behind a caller that
+  // returned: an exception fails the request from its first byte, after the lane is drained.
+  try {
+    run_unguarded(job, lane);
+  } catch (...) {
+    if (lane) (void)lane->drain();
+    job.fail(Status::of(hipFileInternalError), job.req.offset);
+  }
+  if (lane && lane->poisoned()) job.device_in_doubt = true;
+}
+
+void Engine::run_unguarded(Job& job, Lane* lane) {
   if (job.req.device < 0) return run_host(job);
   if (job.req.dir == Direction::Read) {
     // Pinning page-cache pages serialises inside the GPU driver (two H200 runs: one pinning

@@ -13,7 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -57,7 +57,8 @@ class Engine {
   void start_workers();
   void worker_main(Worker& w);
   Lane* worker_lane(Worker& w, int device, Status& st);
-  void run(Job& job, Lane* lane);
+  void run(Job& job, Lane* lane) noexcept;
+  void run_unguarded(Job& job, Lane* lane);
   void run_host(Job& job);
   void run_read(Job& job, Lane& lane);
   void run_mapped_read(Job& job, Lane& lane);
@@ -74,7 +75,7 @@ class Engine {
 
   std::mutex mu_;
   std::condition_variable wake_;
-  std::deque<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
+  std::list<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
   bool stopping_ = false;
   std::once_flag started_;
   std::atomic<int> map_active_{0};  // workers on the mapped path now

@@ -7,6 +7,10 @@
 #ifdef __HIP_PLATFORM_CPU__
 #include <hip/hip_cpu.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 using namespace hipfile::test;
 
 TEST_CASE("A failed device copy fails the request with HipDriverError", "[hip]") {
@@ -89,5 +93,82 @@ TEST_CASE("Staging memory is allocated once and reused", "[hip]") {
   CHECK(hipcpuCallCount("hipHostMalloc") == 0);
   CHECK(hipcpuCallCount("hipStreamCreateWithFlags") == 0);
   CHECK(hipcpuCallCount("hipMemcpyAsync") > 0);
+}
+#endif
+
+#ifdef __HIP_PLATFORM_CPU__
+namespace {
+
+// Holds the device's NULL stream (and so every blocking stream's later work) on a pinned word
+// until open(); `opened` says whether that happened yet.
+struct NullStreamGate {
+  std::uint32_t* word = nullptr;
+  void* device_word = nullptr;
+  std::atomic<bool> opened{false};
+  NullStreamGate() {
+    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&word), sizeof *word, hipHostMallocMapped | hipHostMallocPortable));
+    *word = 0;
+    HIP_CHECK(hipHostGetDevicePointer(&device_word, word, 0));
+    HIP_CHECK(hipStreamWaitValue32(nullptr, device_word, 1, hipStreamWaitValueGte, 0xFFFFFFFFu));
+  }
+  void open() {
+    opened = true;
+    __atomic_store_n(word, 1u, __ATOMIC_SEQ_CST);
+  }
+  ~NullStreamGate() {
+    open();
+    (void)hipDeviceSynchronize();
+    (void)hipHostFree(word);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("A failed synchronize while draining waits for the copies before anything is released", "[hip]") {
+  ClosedDriver guard;
+  const std::size_t n = 64u << 10;  // inline: a blocking lane, which follows the NULL stream
+  TempFile f(n, 75);
+  Registered r(f.path(), O_RDONLY);
+  DeviceMem mem(n);
+  fill_device(mem.get(), 0, n);
+  REQUIRE(hipFileRead(r.handle, mem.get(), 4096, 0, 0) == 4096);  // the lane exists now
+  ssize_t got = 0;
+  {
+    NullStreamGate gate;  // the read's copy is queued behind it and cannot run yet
+    std::thread opener([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      gate.open();
+    });
+    hipcpuInjectFault("hipStreamSynchronize", 1, 1, hipErrorLaunchFailure);
+    got = hipFileRead(r.handle, mem.get(), n, 0, 0);
+    // The copy could run only after the gate opened: returning earlier would let it land in
+    // the buffer (and read a staging slot) after the error was reported.
+    CHECK(gate.opened);
+    hipcpuClearFaults();
+    opener.join();
+  }
+  CHECK(got == -hipFileHipDriverError);
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 75));
+}
+
+TEST_CASE("A lane whose copies cannot be confirmed is never reused or freed", "[hip]") {
+  ClosedDriver guard;
+  const std::size_t n = 64u << 10;
+  TempFile f(n, 76);
+  Registered r(f.path(), O_RDONLY);
+  DeviceMem mem(n);
+  const std::size_t live_before = hipcpuLiveHostAllocations();  // the driver is closed: no lane
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  hipcpuInjectFault("hipStreamSynchronize", 1, 1, hipErrorLaunchFailure);
+  hipcpuInjectFault("hipStreamQuery", 1, 1, hipErrorLaunchFailure);
+  CHECK(hipFileRead(r.handle, mem.get(), n, 0, 0) == -hipFileHipDriverError);
+  hipcpuClearFaults();
+  // The next request gets a new lane (new pinned slots); the poisoned one's memory is kept.
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 76));
+  ClosedDriver::close_all();
+  // Every lane is freed at the last close except the poisoned one: its two pinned slots stay.
+  CHECK(hipcpuLiveHostAllocations() == live_before + 2);
 }
 #endif
