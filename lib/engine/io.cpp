@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "engine/driver.hpp"
+#include "engine/log.hpp"
 #include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
 #include "gpu/hip.hpp"
@@ -113,6 +114,13 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   }
   if (dir == Direction::Write && file->access == O_RDONLY) {
     r.status = Status::of_errno(EBADF);
+    return r;
+  }
+  if (dir == Direction::Write && file->append_only) {
+    // Only the client's O_APPEND descriptor serves this file (its reopen was refused), and a
+    // pwrite through it would land at the end of file, not at file_offset.
+    HIPFILE_LOG(Debug, "write refused: fd %d has O_APPEND and could not be reopened without it", file->client_fd);
+    r.status = Status::of(hipFileInvalidFileOpenFlag);
     return r;
   }
   if (dir == Direction::Read && file->access == O_WRONLY) {
