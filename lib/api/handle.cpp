@@ -18,7 +18,7 @@ extern "C" {
 HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
   return guarded([&]() -> hipFileError_t {
     if (fh == nullptr || descr == nullptr) return {hipFileInvalidValue, hipSuccess};
-    if (descr->type != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
+    if (hipfile::api::enum_value(descr->type) != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
     std::shared_ptr<File> file;
     // A descriptor that cannot be used leaves the driver untouched (no implicit open).
     if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return st.to_error();

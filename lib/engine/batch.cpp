@@ -2,6 +2,7 @@
 #include "engine/batch.hpp"
 
 #include <chrono>
+#include <cstring>
 #include <unordered_map>
 
 #include "engine/async.hpp"
@@ -33,7 +34,11 @@ hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   if (!driver.is_open()) return {hipFileDriverNotInitialized, hipSuccess};
   for (unsigned i = 0; i < nr; ++i) {
     const hipFileIOParams_t& p = ios[i];
-    if (p.mode != hipFileBatch || (p.opcode != hipFileBatchRead && p.opcode != hipFileBatchWrite))
+    // The caller's fields are ints from C: compared as ints, never loaded as C++ enums.
+    int mode, opcode;
+    std::memcpy(&mode, &p.mode, sizeof mode);
+    std::memcpy(&opcode, &p.opcode, sizeof opcode);
+    if (mode != hipFileBatch || (opcode != hipFileBatchRead && opcode != hipFileBatchWrite))
       return {hipFileInvalidValue, hipSuccess};
     if (!driver.files.find(p.fh)) return {hipFileHandleNotRegistered, hipSuccess};
     if (Status st = check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset,

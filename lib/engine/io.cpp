@@ -42,6 +42,9 @@ Status resolve(const Driver& driver, const std::byte* base, const Config& config
     t.usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
   if (info.kind != gpu::MemKind::Device && !config.allow_system_memory)
     return Status::of(hipFileHipMemoryTypeInvalid);
+  // Managed memory whose allocation the runtime cannot bound (hipMemGetAddressRange failed) and
+  // that is not registered: any size could run past it, so none is accepted.
+  if (info.kind == gpu::MemKind::Managed && info.alloc_base == nullptr) return Status::of(hipFileInvalidValue);
   return Status::success();
 }
 
@@ -128,6 +131,16 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     return r;
   }
 
+  // Managed memory is read and written by the CPU directly, so work the application queued on the
+  // NULL stream (a kernel producing it, a memset) must have finished first, as for device memory.
+  if (ordering == Ordering::AfterNullStream && t.kind == gpu::MemKind::Managed) {
+    gpu::DeviceGuard on(t.device);
+    hipError_t e = on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
+    if (e != hipSuccess) {
+      r.status = Status::of_hip(e);
+      return r;
+    }
+  }
   // The engine orders what it serves after the NULL stream itself (cheaply for small requests);
   // a fastpath's transfer is not stream-ordered, so with one loaded, wait here.
   req.after_null_stream = ordering == Ordering::AfterNullStream && req.device >= 0;

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 using namespace hipfile::test;
@@ -170,5 +171,57 @@ TEST_CASE("A lane whose copies cannot be confirmed is never reused or freed", "[
   ClosedDriver::close_all();
   // Every lane is freed at the last close except the poisoned one: its two pinned slots stay.
   CHECK(hipcpuLiveHostAllocations() == live_before + 2);
+}
+
+TEST_CASE("Managed memory is written after the NULL stream's work on it, as device memory is", "[hip][managed]") {
+  ClosedDriver guard;
+  const std::size_t n = 64u << 10;
+  TempFile f(n, 77);
+  Registered r(f.path(), O_RDWR);
+  void* managed = nullptr;
+  HIP_CHECK(hipMallocManaged(&managed, n, hipMemAttachGlobal));
+  std::memset(managed, 0x11, n);
+  {
+    NullStreamGate gate;  // stands for a kernel still running on the NULL stream
+    HIP_CHECK(hipMemsetAsync(managed, 0x22, n, nullptr));  // what that kernel produces
+    std::thread opener([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      gate.open();
+    });
+    CHECK(hipFileWrite(r.handle, managed, n, 0, 0) == static_cast<ssize_t>(n));
+    opener.join();
+  }
+  CHECK(read_file(f.path()) == std::vector<std::byte>(n, std::byte{0x22}));
+  HIP_CHECK(hipFree(managed));
+}
+
+TEST_CASE("Unregistered managed memory the runtime cannot bound is refused", "[hip][managed]") {
+  ClosedDriver guard;
+  const std::size_t n = 64u << 10;
+  TempFile f(2 * n, 78);
+  Registered r(f.path(), O_RDWR);
+  void* managed = nullptr;
+  HIP_CHECK(hipMallocManaged(&managed, n, hipMemAttachGlobal));
+  // 128 KiB into a 64 KiB allocation: with the range known it is out of bounds...
+  CHECK(hipFileRead(r.handle, managed, 2 * n, 0, 0) == -hipFileInvalidValue);
+  // ...and without it nothing can be bounded: every size is refused, none runs past the end.
+  for (std::size_t size : {2 * n, n}) {
+    CAPTURE(size);
+    hipcpuInjectFault("hipMemGetAddressRange", 1, 1, hipErrorNotFound);
+    CHECK(hipFileRead(r.handle, managed, size, 0, 0) == -hipFileInvalidValue);
+    hipcpuClearFaults();
+    hipcpuInjectFault("hipMemGetAddressRange", 1, 1, hipErrorNotFound);
+    CHECK(hipFileWrite(r.handle, managed, size, 0, 0) == -hipFileInvalidValue);
+    hipcpuClearFaults();
+  }
+  CHECK(read_file(f.path()) == pattern(2 * n, 78));
+  // A registration bounds it instead.
+  REQUIRE(hipFileBufRegister(managed, n, 0).err == hipFileSuccess);
+  hipcpuInjectFault("hipMemGetAddressRange", 1, 1, hipErrorNotFound);
+  CHECK(hipFileRead(r.handle, managed, n, 0, 0) == static_cast<ssize_t>(n));
+  hipcpuClearFaults();
+  CHECK(std::memcmp(managed, pattern(n, 78).data(), n) == 0);
+  REQUIRE(hipFileBufDeregister(managed).err == hipFileSuccess);
+  HIP_CHECK(hipFree(managed));
 }
 #endif
