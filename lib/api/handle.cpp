@@ -23,10 +23,11 @@ HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDes
     // A descriptor that cannot be used leaves the driver untouched (no implicit open).
     if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return st.to_error();
     Driver& driver = Driver::get();
-    driver.open_implicitly();
-    // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
-    hipfile::fastpath::attach(driver.fastpath().get(), *file);
-    return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
+    return driver.register_open([&] {
+      // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
+      hipfile::fastpath::attach(driver.fastpath().get(), *file);
+      return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
+    });
   });
 }
 

@@ -11,7 +11,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 #include <vector>
 
 #include "fastpath/fastpath.hpp"
@@ -45,7 +48,9 @@ class Fake final : public fp::Fastpath {
 
   const char* name() const noexcept override { return "fake"; }
   hipFileStatsPath_t stats_path() const noexcept override { return hipFileStatsPathCufile; }
+  std::function<void()> on_attach;  // runs inside attach, between the implicit open and the insert
   std::shared_ptr<void> attach(const fp::File&) override {
+    if (on_attach) on_attach();
     if (mode == Mode::RefuseRegister) return nullptr;
     ++attached;
     return std::make_shared<int>(1);
@@ -318,4 +323,31 @@ TEST_CASE("With compat mode disabled a fastpath failure is returned, and unselec
     CHECK(inj.fake->calls == 1);
   }
   ::unsetenv("HIPFILE_ALLOW_COMPAT_MODE");
+}
+
+TEST_CASE("A registration racing the last close never survives it", "[fastpath][race]") {
+  Injected inj(Mode::Full);
+  TempFile file(kSize, 25);
+  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  std::atomic<bool> closing{false};
+  // The close is called while the registration is between its implicit open and its insert.
+  inj.fake->on_attach = [&] {
+    std::thread([&] {
+      closing = true;
+      (void)hipFileDriverClose();
+    }).detach();
+    while (!closing) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the close has every chance to finish
+  };
+  hipFileHandle_t h = nullptr;
+  REQUIRE(register_fd(fd, &h).err == hipFileSuccess);
+  inj.fake->on_attach = nullptr;
+  while (hipFileUseCount() > 0) std::this_thread::yield();  // the close ran (after the insert, if serialised)
+  // The last close removes every registration: one made before it is gone, not kept in a closed driver.
+  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
+  std::vector<std::byte> host(4096);
+  CHECK(hipFileRead(h, host.data(), host.size(), 0, 0) == -hipFileHandleNotRegistered);
+  ::close(fd);
 }
