@@ -45,7 +45,7 @@ hipFileError_t set_limit(P param, V value) {
 
 // An enum parameter from C as a valid value of its type, or false (any other int).
 template <class E>
-bool valid_param(E raw, int count, E& out) noexcept {
+bool valid_param(const E& raw, int count, E& out) noexcept {
   const int v = hipfile::api::enum_value(raw);
   if (v < 0 || v >= count) return false;
   out = static_cast<E>(v);

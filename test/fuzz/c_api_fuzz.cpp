@@ -22,6 +22,15 @@
 #include <string>
 #include <vector>
 
+// c_calls.c: enum parameters passed as C passes them.
+extern "C" {
+hipFileError_t fuzz_set_size_param(int p, size_t v);
+hipFileError_t fuzz_get_size_param(int p, size_t* v);
+hipFileError_t fuzz_set_bool_param(int p, bool v);
+hipFileError_t fuzz_get_bool_param(int p, bool* v);
+const char* fuzz_op_error_string(int e);
+}
+
 namespace {
 
 constexpr std::size_t kFileSize = 1u << 20;
@@ -210,17 +219,13 @@ struct Run {
       case 9: batch(); break;
       case 10: {
         const auto raw = static_cast<int>(in.u8() & 1 ? in.u32() : in.u8() % 14);
-        hipFileSizeTConfigParameter_t sp;
-        hipFileBoolConfigParameter_t bp;
-        std::memcpy(&sp, &raw, sizeof raw);
-        std::memcpy(&bp, &raw, sizeof raw);
         std::size_t v = 0;
         bool bv = false;
         switch (in.u8() % 4) {
-          case 0: (void)hipFileSetParameterSizeT(sp, static_cast<std::size_t>(in.number(1 << 20))); break;
-          case 1: (void)hipFileGetParameterSizeT(sp, &v); break;
-          case 2: (void)hipFileSetParameterBool(bp, in.u8() & 1); break;
-          default: (void)hipFileGetParameterBool(bp, &bv); break;
+          case 0: (void)fuzz_set_size_param(raw, static_cast<std::size_t>(in.number(1 << 20))); break;
+          case 1: (void)fuzz_get_size_param(raw, &v); break;
+          case 2: (void)fuzz_set_bool_param(raw, in.u8() & 1); break;
+          default: (void)fuzz_get_bool_param(raw, &bv); break;
         }
         break;
       }
@@ -233,10 +238,7 @@ struct Run {
         break;
       }
       case 12: {
-        const int raw = static_cast<int>(in.u32());
-        hipFileOpError_t op;
-        std::memcpy(&op, &raw, sizeof raw);
-        if (hipFileGetOpErrorString(op) == nullptr) __builtin_trap();
+        if (fuzz_op_error_string(static_cast<int>(in.u32())) == nullptr) __builtin_trap();
         break;
       }
       case 13: arm_fault(); return;  // for the next call
