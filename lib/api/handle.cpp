@@ -20,15 +20,16 @@ namespace {
 hipFileError_t handle_register(hipFileHandle_t* fh, hipFileDescr_t* descr) {
   return guarded([&]() -> hipFileError_t {
     if (fh == nullptr || descr == nullptr) return {hipFileInvalidValue, hipSuccess};
-    if (descr->type != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
+    if (hipfile::api::enum_value(descr->type) != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
     std::shared_ptr<File> file;
     // A descriptor that cannot be used leaves the driver untouched (no implicit open).
     if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return st.to_error();
     Driver& driver = Driver::get();
-    driver.open_implicitly();
-    // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
-    hipfile::fastpath::attach(driver.fastpath().get(), *file);
-    return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
+    return driver.register_open([&] {
+      // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
+      hipfile::fastpath::attach(driver.fastpath().get(), *file);
+      return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
+    });
   });
 }
 

@@ -16,6 +16,7 @@
 
 #include "engine/config.hpp"
 #include "engine/log.hpp"
+#include "sys/output_file.hpp"
 
 namespace hipfile::engine::stats {
 
@@ -239,13 +240,13 @@ bool write_report(const std::string& requested) {
   }
   if (path.empty()) return false;
   const std::string text = report();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // No symlink in the path, never a FIFO or device, another user's file never replaced.
+  int fd = sys::open_output_file(path.c_str(), sys::OutputMode::Replace);
   if (fd < 0) {
     log::once("stats-file=" + path, log::Level::Warn, "cannot write the statistics report to \"%s\": %s",
-              path.c_str(), std::strerror(errno));
+              path.c_str(), sys::output_file_error(-fd));
     return false;
   }
-  (void)::fchmod(fd, 0600);  // an existing file keeps its mode through O_CREAT: make it private
   bool ok = true;
   std::size_t done = 0;
   while (done < text.size()) {

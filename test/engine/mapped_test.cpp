@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include <atomic>
+#include <thread>
+
 #include "../c_api/helpers.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
@@ -172,5 +175,35 @@ TEST_CASE("A file not in the page cache is staged", "[mapped]") {
     return;
   }
   CHECK(hipcpuCallCount("hipHostRegister") == 0);
+}
+TEST_CASE("A file that shrinks during a mapped read gives a short count, never SIGBUS", "[mapped]") {
+  ::setenv("HIPFILE_THREADS", "2", 1);
+  ::setenv("HIPFILE_MAP_CHUNK", "2M", 1);
+  ClosedDriver guard;
+  const std::size_t n = 128 * kMiB, shrunk = 8 * kMiB + 12345;
+  for (int round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    TempFile f(n, 96);
+    const auto file = pattern(n, 96);
+    Registered r(f.path(), O_RDONLY);
+    DeviceMem mem(n);
+    hipcpuResetCallCounts();
+    // Truncate as soon as the first piece is being pinned: later pieces are past the new end.
+    std::atomic<bool> done{false};
+    std::thread cutter([&] {
+      while (!done && hipcpuCallCount("hipHostRegister") < 1 + static_cast<unsigned>(round)) std::this_thread::yield();
+      REQUIRE(::truncate(f.c_str(), static_cast<off_t>(shrunk)) == 0);
+    });
+    const ssize_t got = hipFileRead(r.handle, mem.get(), n, 0, 0);
+    done = true;
+    cutter.join();
+    CHECK(hipcpuCallCount("hipHostRegister") > 0);  // the mapped path was taken
+    REQUIRE(got >= 0);
+    REQUIRE(static_cast<std::size_t>(got) <= n);
+    const auto m = static_cast<std::size_t>(got);
+    CHECK(to_host(mem.get(), m) == std::vector<std::byte>(file.begin(), file.begin() + static_cast<off_t>(m)));
+  }
+  ::unsetenv("HIPFILE_THREADS");
+  ::unsetenv("HIPFILE_MAP_CHUNK");
 }
 #endif

@@ -21,6 +21,12 @@ struct Side {
 // memory and are used in place (copies may legitimately extend beyond them).
 hipError_t translate(const void *p, std::size_t n, const AllocationRef &al, Side *out) {
     auto a = reinterpret_cast<std::uintptr_t>(p);
+    // A ReadOnly registration is read from the copy of its pinned pages (see hipHostRegister).
+    if (al && al->kind == MemKind::RegisteredHost && al->mapped != 0 && n <= al->size - (a - al->base)) {
+        out->addr = al->rw + (a - al->base);
+        out->hold = al;
+        return hipSuccess;
+    }
     if (!al || al->kind == MemKind::RegisteredHost) {
         out->addr = static_cast<unsigned char *>(const_cast<void *>(p));
         return hipSuccess;

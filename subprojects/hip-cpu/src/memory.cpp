@@ -9,6 +9,7 @@
 #include <hip/hip_cpu.h>
 
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <array>
@@ -90,6 +91,20 @@ AllocationRef remove(const void *p, MemKind k) {
     return al;
 }
 
+// Copies n bytes; false (no signal) when a source page cannot be read, e.g. past a file's end.
+bool copy_without_faults(void *dst, const void *src, std::size_t n) {
+    // process_vm_readv on this process reports an unreadable page as EFAULT instead of a signal.
+    std::size_t done = 0;
+    while (done < n) {
+        iovec local{static_cast<unsigned char *>(dst) + done, n - done};
+        iovec remote{static_cast<unsigned char *>(const_cast<void *>(src)) + done, n - done};
+        ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (got <= 0) return false;
+        done += static_cast<std::size_t>(got);
+    }
+    return true;
+}
+
 // Anonymous read-write pages for memory the CPU may touch (pinned host, managed).
 unsigned char *map_anonymous(std::size_t bytes) {
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -110,7 +125,8 @@ Allocation::~Allocation() {
         munmap(rw, mapped);
         break;
     case MemKind::RegisteredHost:
-        break;  // the application's memory
+        if (mapped != 0) munmap(rw, mapped);  // a ReadOnly registration's pinned copy
+        break;  // otherwise the application's memory
     }
 }
 
@@ -278,8 +294,24 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags) 
         bool host = hit->kind == MemKind::PinnedHost || hit->kind == MemKind::RegisteredHost;
         return ret(host ? hipErrorHostMemoryAlreadyRegistered : hipErrorInvalidValue);
     }
+    // ReadOnly (8): what the device later reads are the pages pinned now. A pin holds the
+    // physical pages, so a file that shrinks afterwards cannot fault the copy; a CPU copy through
+    // the mapping would (SIGBUS). The runtime keeps a private copy of the pinned bytes instead,
+    // taken without touching the mapping directly: pages that cannot be pinned (past a file's
+    // end) make the registration fail, as a real pin does.
+    unsigned char *view = static_cast<unsigned char *>(hostPtr);
+    std::size_t snapshot = 0;
+    if (flags & 0x8u) {
+        snapshot = hipcpu::page_round(sizeBytes);
+        view = hipcpu::map_anonymous(snapshot);
+        if (view == nullptr) return ret(hipErrorOutOfMemory);
+        if (!hipcpu::copy_without_faults(view, hostPtr, sizeBytes)) {
+            munmap(view, snapshot);
+            return ret(hipErrorInvalidValue);
+        }
+    }
     r.by_base.emplace(a, std::make_shared<Allocation>(MemKind::RegisteredHost, hipcpu::current_device(), a,
-                                                      sizeBytes, 0, flags, static_cast<unsigned char *>(hostPtr)));
+                                                      sizeBytes, snapshot, flags, view));
     return hipSuccess;
 }
 
