@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # consumer_test.sh BUILD: installs BUILD into a fresh staging tree and builds programs against it
 # the way users do: the CMake project test/consumer (find_package(hipfile CONFIG), hipfile::hipfile,
-# hip::hipfile, hipfile::hipfile++) and a pkg-config build of the same C program; runs them,
-# checks the man pages and that nothing lands in include/hip/ (ROCm's folder). Exit 0: all fine.
+# hip::hipfile, hipfile::hipfile++), a pkg-config build of the same C program and a Meson project
+# that uses hipfile as a subproject; runs them, checks the man pages and that nothing lands in
+# include/hip/ (ROCm's folder). Exit 0: all fine.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,7 +14,7 @@ stage=$work/stage
 meson install -C "$build" --no-rebuild --destdir "$stage" --quiet
 prefix=$stage$(meson introspect "$build" --buildoptions | python3 -c \
   'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
-libdir=$(find "$prefix" -name 'libhipfile.so.0' -printf '%h\n' | head -n 1)
+libdir=$(find "$prefix" -name 'libhipfile.so.0' -printf '%h\n' -quit)
 scratch=${HIPFILE_TEST_DIR:-/var/tmp}/hipfile-consumer.$$
 fail=0
 step() { echo "--- $*"; }
@@ -48,6 +49,30 @@ export PKG_CONFIG_SYSROOT_DIR=$stage
 cc -std=c11 "$root/test/consumer/consumer.c" -o "$work/pc_consumer" \
   $(pkg-config --cflags --libs hipfile) || bad "pkg-config build"
 LD_LIBRARY_PATH=$libdir "$work/pc_consumer" "$scratch" || bad "pkg-config consumer"
+
+step "Meson subproject consumer"
+# hipfile as a subproject builds the library and hip-cpu only: no tests, tools, examples or
+# benches, no fmt, and <hipfile.h> resolves.
+mkdir -p "$work/sub/subprojects"
+ln -s "$root" "$work/sub/subprojects/hipfile"
+cat > "$work/sub/meson.build" <<MESON
+project('consumer', 'c', 'cpp', default_options: ['c_std=c11'])
+executable('consumer', '$root/test/consumer/consumer.c', dependencies: dependency('hipfile'))
+MESON
+platform=$(meson introspect "$build" --buildoptions | python3 -c \
+  'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "platform"))')
+if meson setup "$work/sub/build" "$work/sub" --buildtype=debug -Dhipfile:platform="$platform" \
+    > "$work/sub.log" 2>&1; then
+  targets=$(meson introspect "$work/sub/build" --targets | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+  [ "$targets" -le 4 ] || bad "the subproject defines $targets targets (want the library, its core, hip-cpu and the consumer)"
+  tests=$(meson test -C "$work/sub/build" --list 2>&1 || true)
+  case $tests in *"No tests defined"*) ;; *) bad "the subproject registers tests: $tests" ;; esac
+  ! grep -q "Dependency fmt" "$work/sub.log" || bad "the subproject looked for fmt"
+  ninja -C "$work/sub/build" -j 2 > "$work/sub-build.log" 2>&1 || { tail -n 30 "$work/sub-build.log"; bad "subproject build"; }
+  "$work/sub/build/consumer" "$scratch" || bad "subproject consumer"
+else
+  cat "$work/sub.log"; bad "meson setup of the subproject consumer"
+fi
 
 [ "$fail" -eq 0 ] && echo "consumer test: all OK"
 exit "$fail"
