@@ -86,8 +86,11 @@ void Batch::run(unsigned index, std::uint64_t generation) {
   }
   IoResult r;
   try {
+    // A batch has no stream of its own: its entries follow the NULL stream, like hipFileRead and
+    // hipFileWrite, so a write sees what a pageable hipMemcpy or a NULL-stream kernel produced
+    // before the submit (the executor's lanes are non-blocking streams).
     r = do_io(p.opcode == hipFileBatchWrite ? Direction::Write : Direction::Read, p.fh, p.u.batch.devPtr_base,
-              p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset);
+              p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset, Ordering::AfterNullStream);
   } catch (...) {
     r.status = Status::of(hipFileInternalError);
   }

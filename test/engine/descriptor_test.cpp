@@ -30,13 +30,13 @@ TEST_CASE("A refused reopen falls back to a duplicate of the client's descriptor
   TempFile f(n, 41);
   int fd = ::open(f.c_str(), O_RDWR | O_CLOEXEC);
   REQUIRE(fd >= 0);
-  const int fds_before = open_fd_count();
+  REQUIRE(fds_on(f.path()) == 1);  // the client's own
   hipFileHandle_t h = nullptr;
   {
     RefusedReopen refused;
     REQUIRE(register_fd(fd, &h).err == hipFileSuccess);
   }
-  CHECK(open_fd_count() == fds_before + 1);  // one duplicate, no O_DIRECT twin
+  CHECK(fds_on(f.path()) == 2);  // one duplicate, no O_DIRECT twin
   DeviceMem mem(n);
   REQUIRE(hipFileRead(h, mem.get(), n - 100, 100, 0) == static_cast<ssize_t>(n - 100));
   CHECK(to_host(mem.get(), n - 100) == pattern(n - 100, 41, 100));
@@ -47,7 +47,7 @@ TEST_CASE("A refused reopen falls back to a duplicate of the client's descriptor
   CHECK(std::vector<std::byte>(file.begin() + 4096, file.end()) == pattern(n - 4096, 42));
   CHECK(::lseek(fd, 0, SEEK_CUR) == 0);  // positional I/O: the client's offset is untouched
   hipFileHandleDeregister(h);
-  CHECK(open_fd_count() == fds_before);  // the duplicate is closed, the client's fd is not
+  CHECK(fds_on(f.path()) == 1);  // the duplicate is closed, the client's fd is not
   CHECK(::fcntl(fd, F_GETFD) >= 0);
   ::close(fd);
 }
