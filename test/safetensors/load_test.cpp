@@ -352,3 +352,15 @@ TEST_CASE("progress reports every piece and the data is unchanged") {
   CHECK(host_bytes(*loaded->find("w")) == made.at("w"));
   CHECK(host_bytes(*loaded->find("v")) == made.at("v"));
 }
+
+TEST_CASE("direct reads give the same bytes") {
+  TempDir dir;
+  const std::string path = dir / "direct.safetensors";
+  const Made made = make_checkpoint(path, {{"a", Dtype::U8, {4099}}, {"b", Dtype::F32, {(1u << 18) + 3}}});
+  sts::LoadOptions o;
+  o.direct = true;
+  auto loaded = sts::load(path, o);
+  REQUIRE(loaded);
+  CHECK(host_bytes(*loaded->find("a")) == made.at("a"));
+  CHECK(host_bytes(*loaded->find("b")) == made.at("b"));
+}

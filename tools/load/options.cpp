@@ -57,7 +57,7 @@ OPTIONS
         tensor, its byte and the file offset, and the exit status is 1.
     --json
         Print the report as one JSON document on stdout instead of the text (keys: tool,
-        command, files, tensors, bytes, devices, reads, bytes_read, allocations, cache,
+        command, files, tensors, bytes, devices, reads, bytes_read, allocations, cache, direct,
         reps, seconds, seconds_best, seconds_median, allocate_seconds, read_seconds,
         gbps_best, gbps_median, read_gbps_best, pinned_h2d_gbps, vs_pinned_h2d,
         write_gbps, verify, status).
@@ -67,6 +67,10 @@ OPTIONS
         Before every pass, flush and drop the checkpoint's files from the page cache
         (fdatasync, posix_fadvise(DONTNEED)), so the pass reads from the disk (default:
         whatever the page cache holds).
+    --direct
+        Read through O_DIRECT descriptors of the files where the file system allows it
+        (default: buffered). What is in the page cache is still served from there by the
+        library; the rest comes from the disk without filling the page cache.
     -n, --reps N
         Load N times (freeing the memory between passes) and report the best and the median
         (default 1, at least 1).
@@ -128,12 +132,13 @@ void add_patterns(std::vector<std::string>& out, const std::string& text) {
 }  // namespace
 
 Options parse(int argc, char** argv) {
-  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kWrite, kProgress };
+  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kDirect, kWrite, kProgress };
   static const option longs[] = {
       {"device", required_argument, nullptr, 'g'}, {"devices", required_argument, nullptr, kDevices},
       {"only", required_argument, nullptr, kOnly}, {"verify", no_argument, nullptr, kVerify},
       {"json", no_argument, nullptr, kJson},       {"list", no_argument, nullptr, kList},
-      {"cold", no_argument, nullptr, kCold},       {"reps", required_argument, nullptr, 'n'},
+      {"cold", no_argument, nullptr, kCold},       {"direct", no_argument, nullptr, kDirect},
+      {"reps", required_argument, nullptr, 'n'},
       {"write", required_argument, nullptr, kWrite}, {"progress", no_argument, nullptr, kProgress},
       {"quiet", no_argument, nullptr, 'q'},        {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
@@ -165,6 +170,7 @@ Options parse(int argc, char** argv) {
       case kJson: o.json = true; break;
       case kList: o.list = true; break;
       case kCold: o.cold = true; break;
+      case kDirect: o.direct = true; break;
       case 'n': {
         auto v = parse_count(optarg);
         if (!v || *v < 1) usage_error(fmt::format("--reps: '{}' is not a number >= 1", optarg));

@@ -15,6 +15,7 @@ struct Options {
   bool json = false;
   bool list = false;
   bool cold = false;
+  bool direct = false;
   int reps = 1;
   std::string write_back;          // --write PATH: the loaded tensors, written again
   bool progress = false;

@@ -66,7 +66,8 @@ void print_text(const Report& r, const Options& o) {
              c.shards().size(), c.shards().size() == 1 ? "" : "s", c.tensors().size(), size_text(c.bytes()), meta);
   fmt::print("loaded:     {} tensors, {} onto {} in {} read{} ({} allocation{}), {}\n", l.tensors().size(),
              size_text(l.bytes()), gpus_text(devices_used(l)), l.stats().reads, l.stats().reads == 1 ? "" : "s",
-             l.allocations().size(), l.allocations().size() == 1 ? "" : "s", o.cold ? "cold (page cache dropped)" : "hot");
+             l.allocations().size(), l.allocations().size() == 1 ? "" : "s",
+             std::string(o.cold ? "cold (page cache dropped)" : "hot") + (o.direct ? ", O_DIRECT" : ""));
   fmt::print("time:       {:.4f} s{} (allocate {:.4f} s, read {:.4f} s)\n", f.best,
              r.passes.size() > 1 ? fmt::format(" best of {}, median {:.4f} s", r.passes.size(), f.median) : "",
              f.best_pass->allocate_seconds, f.best_pass->read_seconds);
@@ -95,7 +96,7 @@ void print_json(const Report& r, const Options& o) {
   j.end_array();
   j.field("reads", l.stats().reads).field("bytes_read", l.stats().bytes_read);
   j.field("allocations", static_cast<std::uint64_t>(l.allocations().size()));
-  j.field("cache", o.cold ? "cold" : "hot").field("reps", o.reps);
+  j.field("cache", o.cold ? "cold" : "hot").field("direct", o.direct).field("reps", o.reps);
   j.key("seconds").begin_array();
   for (const auto& p : r.passes) j.value(p.seconds);
   j.end_array();

@@ -44,6 +44,10 @@ struct LoadOptions {
   /// reading threads, one call at a time. Reads are then cut into progress_step pieces.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   std::uint64_t progress_step = std::uint64_t{1} << 30;
+  /// Read through an O_DIRECT descriptor of each shard (where its file system allows it).
+  /// The library still serves what is in the page cache from there; what is not comes from
+  /// the disk without passing through the page cache. Default: buffered (bench/RESULTS.md).
+  bool direct = false;
 };
 
 namespace detail {
@@ -100,10 +104,22 @@ inline Result<void> check_sizes(const Checkpoint& c, const std::vector<std::size
   return {};
 }
 
-/// A hipfile::File of shard @p i's descriptor (a duplicate: the checkpoint keeps its own).
-inline Result<File> register_shard(const Checkpoint& c, std::size_t i) {
-  const int fd = ::fcntl(c.shard_fd(i), F_DUPFD_CLOEXEC, 0);
-  if (fd < 0) return fail(Errc::io_error, c.shards()[i].path, "", "dup", hipfile::Error::last_errno());
+/// A descriptor of the same open file as @p fd: a duplicate, or with @p direct an O_DIRECT
+/// reopen through /proc/self/fd (the same inode, whatever happened to the name since), a
+/// duplicate where the file system refuses O_DIRECT. -1 with errno on failure.
+inline int reopen(int fd, bool direct) noexcept {
+  if (direct) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    const int d = hipfile::detail::open_retry(self.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC, 0);
+    if (d >= 0 || errno != EINVAL) return d;
+  }
+  return ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/// A hipfile::File of shard @p i's file (a descriptor of its own: the checkpoint keeps its one).
+inline Result<File> register_shard(const Checkpoint& c, std::size_t i, bool direct) {
+  const int fd = reopen(c.shard_fd(i), direct);
+  if (fd < 0) return fail(Errc::io_error, c.shards()[i].path, "", "reopen", hipfile::Error::last_errno());
   auto f = File::adopt(fd);
   if (!f) {
     hipfile::detail::close_quietly(fd);
@@ -202,7 +218,7 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
   std::vector<File> files(checkpoint.shards().size());
   for (const Group& g : plan.groups) {
     if (files[g.shard] || g.reads.empty()) continue;
-    auto f = register_shard(checkpoint, g.shard);
+    auto f = register_shard(checkpoint, g.shard, options.direct);
     if (!f) return fail(f.error());
     files[g.shard] = std::move(*f);
   }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh LOAD MAKE_PY WORKDIR: hipfile-load on generated checkpoints (one file with every dtype,
-# shards, an index), on one and two GPUs, with --only, --list, --json, --reps, --cold and
+# shards, an index), on one and two GPUs, with --only, --list, --json, --reps, --cold, --direct and
 # --write; --verify passes, and catches one byte changed in GPU memory (HIPFILE_LOAD_CORRUPT),
 # exiting 1 with the tensor, the byte and the file offset.
 set -u
@@ -48,8 +48,8 @@ ok "single --json" "$load" --json --reps 2 --verify "$ck" &&
 ok "--only" "$load" --json --only model.layers.1,one "$ck" && json_has tensors=2 reads=1 allocations=1 bytes=463
 ok "--only apart" "$load" --json --only t.BOOL,model.layers.10 "$ck" && json_has tensors=2 reads=1 bytes=13
 ok "index" "$load" --json --verify "$dir/model.safetensors.index.json" && json_has tensors=4 reads=2 allocations=2 verify='"passed"'
-ok "shards --cold" "$load" --json --cold "$dir/model-00001-of-00002.safetensors" "$dir/model-00002-of-00002.safetensors" &&
-    json_has tensors=4 cache='"cold"'
+ok "shards --cold --direct" "$load" --json --cold --direct --verify "$dir/model-00001-of-00002.safetensors" "$dir/model-00002-of-00002.safetensors" &&
+    json_has tensors=4 cache='"cold"' direct=true verify='"passed"'
 if [ "${HIPCPU_DEVICE_COUNT:-1}" -ge 2 ] || [ "$("$load" --devices 0,1 --json "$ck" 2>/dev/null | grep -c '"status"')" -eq 1 ]; then
     ok "--devices 0,1" "$load" --devices 0,1 --json --verify "$dir/model.safetensors.index.json" &&
         json_has devices='[0, 1]' allocations=2 verify='"passed"'
