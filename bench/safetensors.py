@@ -10,8 +10,8 @@
    3, against hipfile-load --reps 5 (best), which also reports the pinned host-to-device rate
    it measures in the same run; then --verify (every GPU byte against pread) and --write (the
    loaded tensors written back from GPU memory through hipfile's writer).
-3. Cold (fsync + posix_fadvise(DONTNEED) first), one pass each: safetensors, hipfile-load
-   buffered, hipfile-load --direct.
+3. Cold (fsync + posix_fadvise(DONTNEED) first), one pass each: safetensors, then hipfile-load
+   with its defaults (the target), --parallel 4, --direct and both (for the record).
 4. The file hipfile wrote is loaded by safetensors.torch.load_file and every tensor compared
    bit for bit with safetensors' own load of the original: that shows both that hipfile's GPU
    copy equals safetensors' and that hipfile's files are read by safetensors unchanged.
@@ -30,6 +30,10 @@ import torch
 from safetensors.torch import load_file, save_file
 
 LAYERS, HIDDEN, MLP, VOCAB = 19, 4096, 9728, 32000
+# One cold pass each (about 4-5 s apiece on the H200's disk): the defaults, then the knobs that
+# change how the disk is asked (bench/RESULTS.md records which was fastest).
+COLD_VARIANTS = {"default": [], "parallel 4": ["--parallel", "4"], "O_DIRECT": ["--direct"],
+                 "O_DIRECT parallel 4": ["--direct", "--parallel", "4"]}
 
 
 def shapes():
@@ -148,25 +152,31 @@ def main():
     print(f"hot  hipfile-load: best {hot['seconds_best']:.3f} s of 5 ({hot['gbps_best']:.2f} GB/s; allocate "
           f"{hot['allocate_seconds']:.4f} s, read {hot['read_seconds']:.4f} s = {hot['read_gbps_best']:.2f} GB/s), "
           f"{hot['reads']} hipFileRead; pinned H2D {hot['pinned_h2d_gbps']:.2f} GB/s")
+    hot4 = hipfile_load(a.load, "--reps", "3", "--parallel", "4", path)
+    r["hipfile_hot_parallel4"] = hot4
+    print(f"hot  hipfile-load --parallel 4: best {hot4['seconds_best']:.3f} s of 3 ({hot4['gbps_best']:.2f} GB/s, "
+          f"{hot4['vs_pinned_h2d']:.3f}x pinned H2D)")
     speedup = st_hot / hot["seconds_best"]
     print(f"     hot speed-up over safetensors {speedup:.2f}x (target >= 8); vs pinned H2D "
           f"{hot['vs_pinned_h2d']:.3f}x (target >= 0.9); verify {hot['verify']}; write {hot['write_gbps']:.2f} GB/s")
 
-    # Cold: one pass each.
+    # Cold: one pass each. The written copy is flushed first, so its writeback does not
+    # compete with the cold reads for the disk.
+    os.sync()
     del ref
     torch.cuda.empty_cache()
     drop(path)
     st_cold, ref = st_load(path)
-    drop(path)
-    cold = hipfile_load(a.load, "--cold", path)
-    drop(path)
-    cold_direct = hipfile_load(a.load, "--cold", "--direct", path)
     st_rate = size / st_cold / 1e9
-    r.update(st_cold_seconds=st_cold, hipfile_cold=cold, hipfile_cold_direct=cold_direct)
     print(f"cold safetensors.torch.load_file(cuda:0): {st_cold:.3f} s ({st_rate:.2f} GB/s)")
-    for label, c in (("buffered", cold), ("O_DIRECT", cold_direct)):
-        print(f"cold hipfile-load {label}: {c['seconds_best']:.3f} s ({c['gbps_best']:.2f} GB/s) = "
-              f"{c['gbps_best'] / st_rate:.3f}x safetensors (target >= 1.0)")
+    colds = {}
+    for label, args in COLD_VARIANTS.items():
+        colds[label] = c = hipfile_load(a.load, "--cold", *args, path)
+        print(f"cold hipfile-load {label} ({' '.join(args) or 'defaults'}): {c['seconds_best']:.3f} s "
+              f"({c['gbps_best']:.2f} GB/s) = {c['gbps_best'] / st_rate:.3f}x safetensors (target >= 1.0)")
+    cold = colds["default"]
+    best_cold = max(colds, key=lambda k: colds[k]["gbps_best"])
+    r.update(st_cold_seconds=st_cold, hipfile_cold=colds)
 
     # hipfile's file, read by safetensors, against safetensors' own load of the original.
     written = load_file(back, device="cuda:0")
@@ -180,13 +190,14 @@ def main():
     targets = {
         "hot >= 8x safetensors": speedup >= 8,
         "hot >= 0.9x pinned H2D": hot["vs_pinned_h2d"] >= 0.9,
-        "cold >= 1.0x safetensors": max(cold["gbps_best"], cold_direct["gbps_best"]) >= st_rate,
+        "cold >= 1.0x safetensors (defaults)": cold["gbps_best"] >= st_rate,
         "verify passed": hot["verify"] == "passed",
         "hipfile-written file equal in safetensors": not diff,
     }
     r["targets"] = targets
     for k, v in targets.items():
         print(f"target {k}: {'PASS' if v else 'FAIL'}")
+    print(f"fastest cold variant: {best_cold} ({colds[best_cold]['gbps_best'] / st_rate:.3f}x safetensors)")
     print(f"done in {time.time() - t0:.0f} s")
     if a.out:
         os.makedirs(a.out, exist_ok=True)

@@ -100,6 +100,7 @@ int run(const Options& o, const std::string& command) {
 
   sts::LoadOptions lo;
   lo.direct = o.direct;
+  lo.parallel_reads = static_cast<unsigned>(o.parallel);
   lo.filter = [&](const sts::TensorInfo& t) { return chosen[static_cast<std::size_t>(&t - c.tensors().data())] != 0; };
   lo.placement = [&](const sts::TensorInfo& t) { return device_of[static_cast<std::size_t>(&t - c.tensors().data())]; };
   Progress progress(!o.quiet && (o.progress || isatty(STDERR_FILENO)));

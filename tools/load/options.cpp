@@ -57,7 +57,7 @@ OPTIONS
         tensor, its byte and the file offset, and the exit status is 1.
     --json
         Print the report as one JSON document on stdout instead of the text (keys: tool,
-        command, files, tensors, bytes, devices, reads, bytes_read, allocations, cache, direct,
+        command, files, tensors, bytes, devices, reads, bytes_read, allocations, cache, direct, parallel,
         reps, seconds, seconds_best, seconds_median, allocate_seconds, read_seconds,
         gbps_best, gbps_median, read_gbps_best, pinned_h2d_gbps, vs_pinned_h2d,
         write_gbps, verify, status).
@@ -71,6 +71,11 @@ OPTIONS
         Read through O_DIRECT descriptors of the files where the file system allows it
         (default: buffered). What is in the page cache is still served from there by the
         library; the rest comes from the disk without filling the page cache.
+    --parallel N
+        hipFileRead calls in flight per shard and GPU (default 1, at least 1, at most 64):
+        1 reads each contiguous range with one call, which the library spreads over its
+        worker threads; N cuts it into N pieces (whole MiB) read at the same time, which
+        keeps more requests queued at a slow disk.
     -n, --reps N
         Load N times (freeing the memory between passes) and report the best and the median
         (default 1, at least 1).
@@ -132,13 +137,13 @@ void add_patterns(std::vector<std::string>& out, const std::string& text) {
 }  // namespace
 
 Options parse(int argc, char** argv) {
-  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kDirect, kWrite, kProgress };
+  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kDirect, kParallel, kWrite, kProgress };
   static const option longs[] = {
       {"device", required_argument, nullptr, 'g'}, {"devices", required_argument, nullptr, kDevices},
       {"only", required_argument, nullptr, kOnly}, {"verify", no_argument, nullptr, kVerify},
       {"json", no_argument, nullptr, kJson},       {"list", no_argument, nullptr, kList},
       {"cold", no_argument, nullptr, kCold},       {"direct", no_argument, nullptr, kDirect},
-      {"reps", required_argument, nullptr, 'n'},
+      {"reps", required_argument, nullptr, 'n'},      {"parallel", required_argument, nullptr, kParallel},
       {"write", required_argument, nullptr, kWrite}, {"progress", no_argument, nullptr, kProgress},
       {"quiet", no_argument, nullptr, 'q'},        {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
@@ -175,6 +180,12 @@ Options parse(int argc, char** argv) {
         auto v = parse_count(optarg);
         if (!v || *v < 1) usage_error(fmt::format("--reps: '{}' is not a number >= 1", optarg));
         o.reps = *v;
+        break;
+      }
+      case kParallel: {
+        auto v = parse_count(optarg);
+        if (!v || *v < 1 || *v > 64) usage_error(fmt::format("--parallel: '{}' is not a number from 1 to 64", optarg));
+        o.parallel = *v;
         break;
       }
       case kWrite:

@@ -96,7 +96,8 @@ void print_json(const Report& r, const Options& o) {
   j.end_array();
   j.field("reads", l.stats().reads).field("bytes_read", l.stats().bytes_read);
   j.field("allocations", static_cast<std::uint64_t>(l.allocations().size()));
-  j.field("cache", o.cold ? "cold" : "hot").field("direct", o.direct).field("reps", o.reps);
+  j.field("cache", o.cold ? "cold" : "hot").field("direct", o.direct).field("parallel", o.parallel);
+  j.field("reps", o.reps);
   j.key("seconds").begin_array();
   for (const auto& p : r.passes) j.value(p.seconds);
   j.end_array();

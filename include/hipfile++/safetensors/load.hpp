@@ -44,6 +44,10 @@ struct LoadOptions {
   /// reading threads, one call at a time. Reads are then cut into progress_step pieces.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   std::uint64_t progress_step = std::uint64_t{1} << 30;
+  /// hipFileRead calls in flight per shard and device: 1 (the default) reads each contiguous
+  /// range with one call, which the library spreads over its workers itself; N > 1 cuts it
+  /// into N pieces read at once (more requests queued at a slow disk).
+  unsigned parallel_reads = 1;
   /// Read through an O_DIRECT descriptor of each shard (where its file system allows it).
   /// The library still serves what is in the page cache from there; what is not comes from
   /// the disk without passing through the page cache. Default: buffered (bench/RESULTS.md).
@@ -135,45 +139,57 @@ inline std::string tensor_at(const Checkpoint& c, std::size_t shard, std::uint64
   return "";
 }
 
-/// Runs every group's reads, one thread per group (the caller's thread when there is one
-/// group). Stops at the first failure and returns it.
+/// The error of a failed read: the file, the tensor at the read's start, where, and why.
+inline Error read_error(const Checkpoint& c, const Group& g, const Read& r, const hipfile::Error& cause) {
+  const std::string& path = c.shards()[g.shard].path;
+  const std::string name = tensor_at(c, g.shard, r.file_offset, r.bytes);
+  const std::string where = std::to_string(r.bytes) + " bytes at offset " + std::to_string(r.file_offset);
+  if (cause.sys_errno() == ENODATA)
+    return Error(Errc::shard_changed, path, name, "the file ended while reading " + where + " (did it shrink?)");
+  return Error(Errc::io_error, path, name, "reading " + where + " into device " + std::to_string(g.device), cause);
+}
+
+/// Runs every read: one thread per group and parallel_reads, taking reads in turn from all
+/// groups (all shards and devices start at once); the caller's thread alone when there is
+/// one read at a time to do. Stops at the first failure and returns it.
 inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::vector<File>& files,
                              std::vector<DeviceBuffer>& buffers, const LoadOptions& o) {
+  struct Job {
+    std::size_t group;
+    const Read* read;
+  };
+  std::vector<Job> jobs;  // round-robin over the groups
+  for (std::size_t k = 0, more = 1; more; ++k) {
+    more = 0;
+    for (std::size_t gi = 0; gi < plan.groups.size(); ++gi)
+      if (k < plan.groups[gi].reads.size()) jobs.push_back({gi, &plan.groups[gi].reads[k]}), more = 1;
+  }
+  std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex mutex;
   std::optional<Error> first;
   std::uint64_t done = 0;
-  auto run = [&](std::size_t gi) {
-    const Group& g = plan.groups[gi];
-    for (const Read& r : g.reads) {
-      if (failed.load(std::memory_order_relaxed)) return;
-      auto dst = buffers[gi].bytes().subspan(r.alloc_offset, r.bytes);
+  auto run = [&] {
+    for (std::size_t j; !failed.load(std::memory_order_relaxed) && (j = next.fetch_add(1)) < jobs.size();) {
+      const Group& g = plan.groups[jobs[j].group];
+      const Read& r = *jobs[j].read;
+      auto dst = buffers[jobs[j].group].bytes().subspan(r.alloc_offset, r.bytes);
       auto ok = files[g.shard].read_exact(dst, static_cast<std::int64_t>(r.file_offset));
       std::lock_guard lock(mutex);
       if (!ok) {
         failed = true;
-        if (first) return;
-        const std::string& path = c.shards()[g.shard].path;
-        const std::string name = tensor_at(c, g.shard, r.file_offset, r.bytes);
-        const std::string where = std::to_string(r.bytes) + " bytes at offset " + std::to_string(r.file_offset);
-        if (ok.error().sys_errno() == ENODATA)
-          first = Error(Errc::shard_changed, path, name, "the file ended while reading " + where + " (did it shrink?)");
-        else
-          first = Error(Errc::io_error, path, name, "reading " + where + " into device " + std::to_string(g.device),
-                        ok.error());
+        if (!first) first = read_error(c, g, r, ok.error());
         return;
       }
       done += r.bytes;
       if (o.progress) o.progress(done, plan.read_bytes);
     }
   };
-  if (plan.groups.size() == 1) {
-    run(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) threads.emplace_back(run, gi);
-    for (auto& t : threads) t.join();
-  }
+  const std::size_t threads = std::min(jobs.size(), plan.groups.size() * std::max(o.parallel_reads, 1u));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
   if (first) return fail(std::move(*first));
   return {};
 }
@@ -198,7 +214,7 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
   if (!devices) return fail(devices.error());
   if (auto r = check_sizes(checkpoint, *selected); !r) return fail(r.error());
   const std::uint64_t step = options.progress && options.progress_step > 0 ? options.progress_step : UINT64_MAX;
-  const Plan plan = make_plan(checkpoint.tensors(), *selected, *devices, step);
+  const Plan plan = make_plan(checkpoint.tensors(), *selected, *devices, step, options.parallel_reads);
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   LoadStats stats;

@@ -47,6 +47,7 @@ ok "single --json" "$load" --json --reps 2 --verify "$ck" &&
 # Neighbours share a read; tensors a few hundred bytes apart too (the gap is read, not skipped).
 ok "--only" "$load" --json --only model.layers.1,one "$ck" && json_has tensors=2 reads=1 allocations=1 bytes=463
 ok "--only apart" "$load" --json --only t.BOOL,model.layers.10 "$ck" && json_has tensors=2 reads=1 bytes=13
+ok "--parallel 4" "$load" --json --parallel 4 --verify "$ck" && json_has reads=4 parallel=4 verify='"passed"'
 ok "index" "$load" --json --verify "$dir/model.safetensors.index.json" && json_has tensors=4 reads=2 allocations=2 verify='"passed"'
 ok "shards --cold --direct" "$load" --json --cold --direct --verify "$dir/model-00001-of-00002.safetensors" "$dir/model-00002-of-00002.safetensors" &&
     json_has tensors=4 cache='"cold"' direct=true verify='"passed"'

@@ -48,6 +48,8 @@ expect 2 1 "--devices: 'x' is not a list of GPU numbers" "$load" --devices x "$c
 expect 2 1 "--device and --devices exclude each other" "$load" -g 0 --devices 0,1 "$ck"
 expect 2 1 "--reps: '0' is not a number >= 1" "$load" --reps 0 "$ck"
 expect 2 1 "--reps: '2.5' is not a number >= 1" "$load" -n 2.5 "$ck"
+expect 2 1 "--parallel: '0' is not a number from 1 to 64" "$load" --parallel 0 "$ck"
+expect 2 1 "--parallel: '65' is not a number from 1 to 64" "$load" --parallel 65 "$ck"
 expect 2 1 "--only: 'a,,b' has an empty name" "$load" --only a,,b "$ck"
 expect 2 1 "--write needs a PATH" "$load" --write "" "$ck"
 # Decided after the headers are read, still before any GPU is touched.
