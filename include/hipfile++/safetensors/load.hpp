@@ -62,7 +62,8 @@ inline Result<std::vector<std::size_t>> select(const Checkpoint& c, const LoadOp
   for (const auto& name : o.names) {
     const TensorInfo* t = c.find(name);
     if (t == nullptr)
-      return fail(Errc::no_such_tensor, c.index_path().empty() ? c.shards().front().path : c.index_path(), name,
+      return fail(Errc::no_such_tensor,
+                  !c.index_path().empty() ? c.index_path() : c.shards().empty() ? "" : c.shards().front().path, name,
                   "is not in the checkpoint");
     wanted[static_cast<std::size_t>(t - c.tensors().data())] = 1;
   }
