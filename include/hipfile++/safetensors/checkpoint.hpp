@@ -193,7 +193,9 @@ inline Result<void> parse_index(const std::string& path, std::string_view text, 
 inline Result<void> Checkpoint::check_weight_map(const std::map<std::string, std::string>& weight_map,
                                                  const std::map<std::string, std::size_t>& shard_of_file) {
   for (const auto& [name, file] : weight_map) {
-    const std::size_t want = shard_of_file.at(file);
+    const auto shard = shard_of_file.find(file);  // every file of the weight_map was opened
+    if (shard == shard_of_file.end()) continue;
+    const std::size_t want = shard->second;
     const TensorInfo* t = find(name);
     if (t == nullptr || t->shard != want)
       return detail::fail(Errc::missing_tensor, shards_[want].path, name,

@@ -44,6 +44,14 @@ struct LoadOptions {
   /// reading threads, one call at a time. Reads are then cut into progress_step pieces.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   std::uint64_t progress_step = std::uint64_t{1} << 30;
+  /// hipFileRead calls in flight per shard and device: 1 (the default) reads each contiguous
+  /// range with one call, which the library spreads over its workers itself; N > 1 cuts it
+  /// into N pieces read at once (more requests queued at a slow disk).
+  unsigned parallel_reads = 1;
+  /// Read through an O_DIRECT descriptor of each shard (where its file system allows it).
+  /// The library still serves what is in the page cache from there; what is not comes from
+  /// the disk without passing through the page cache. Default: buffered (bench/RESULTS.md).
+  bool direct = false;
 };
 
 namespace detail {
@@ -54,7 +62,8 @@ inline Result<std::vector<std::size_t>> select(const Checkpoint& c, const LoadOp
   for (const auto& name : o.names) {
     const TensorInfo* t = c.find(name);
     if (t == nullptr)
-      return fail(Errc::no_such_tensor, c.index_path().empty() ? c.shards().front().path : c.index_path(), name,
+      return fail(Errc::no_such_tensor,
+                  !c.index_path().empty() ? c.index_path() : c.shards().empty() ? "" : c.shards().front().path, name,
                   "is not in the checkpoint");
     wanted[static_cast<std::size_t>(t - c.tensors().data())] = 1;
   }
@@ -100,10 +109,22 @@ inline Result<void> check_sizes(const Checkpoint& c, const std::vector<std::size
   return {};
 }
 
-/// A hipfile::File of shard @p i's descriptor (a duplicate: the checkpoint keeps its own).
-inline Result<File> register_shard(const Checkpoint& c, std::size_t i) {
-  const int fd = ::fcntl(c.shard_fd(i), F_DUPFD_CLOEXEC, 0);
-  if (fd < 0) return fail(Errc::io_error, c.shards()[i].path, "", "dup", hipfile::Error::last_errno());
+/// A descriptor of the same open file as @p fd: a duplicate, or with @p direct an O_DIRECT
+/// reopen through /proc/self/fd (the same inode, whatever happened to the name since), a
+/// duplicate where the file system refuses O_DIRECT. -1 with errno on failure.
+inline int reopen(int fd, bool direct) noexcept {
+  if (direct) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    const int d = hipfile::detail::open_retry(self.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC, 0);
+    if (d >= 0 || errno != EINVAL) return d;
+  }
+  return ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/// A hipfile::File of shard @p i's file (a descriptor of its own: the checkpoint keeps its one).
+inline Result<File> register_shard(const Checkpoint& c, std::size_t i, bool direct) {
+  const int fd = reopen(c.shard_fd(i), direct);
+  if (fd < 0) return fail(Errc::io_error, c.shards()[i].path, "", "reopen", hipfile::Error::last_errno());
   auto f = File::adopt(fd);
   if (!f) {
     hipfile::detail::close_quietly(fd);
@@ -119,45 +140,57 @@ inline std::string tensor_at(const Checkpoint& c, std::size_t shard, std::uint64
   return "";
 }
 
-/// Runs every group's reads, one thread per group (the caller's thread when there is one
-/// group). Stops at the first failure and returns it.
+/// The error of a failed read: the file, the tensor at the read's start, where, and why.
+inline Error read_error(const Checkpoint& c, const Group& g, const Read& r, const hipfile::Error& cause) {
+  const std::string& path = c.shards()[g.shard].path;
+  const std::string name = tensor_at(c, g.shard, r.file_offset, r.bytes);
+  const std::string where = std::to_string(r.bytes) + " bytes at offset " + std::to_string(r.file_offset);
+  if (cause.sys_errno() == ENODATA)
+    return Error(Errc::shard_changed, path, name, "the file ended while reading " + where + " (did it shrink?)");
+  return Error(Errc::io_error, path, name, "reading " + where + " into device " + std::to_string(g.device), cause);
+}
+
+/// Runs every read: one thread per group and parallel_reads, taking reads in turn from all
+/// groups (all shards and devices start at once); the caller's thread alone when there is
+/// one read at a time to do. Stops at the first failure and returns it.
 inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::vector<File>& files,
                              std::vector<DeviceBuffer>& buffers, const LoadOptions& o) {
+  struct Job {
+    std::size_t group;
+    const Read* read;
+  };
+  std::vector<Job> jobs;  // round-robin over the groups
+  for (std::size_t k = 0, more = 1; more; ++k) {
+    more = 0;
+    for (std::size_t gi = 0; gi < plan.groups.size(); ++gi)
+      if (k < plan.groups[gi].reads.size()) jobs.push_back({gi, &plan.groups[gi].reads[k]}), more = 1;
+  }
+  std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex mutex;
   std::optional<Error> first;
   std::uint64_t done = 0;
-  auto run = [&](std::size_t gi) {
-    const Group& g = plan.groups[gi];
-    for (const Read& r : g.reads) {
-      if (failed.load(std::memory_order_relaxed)) return;
-      auto dst = buffers[gi].bytes().subspan(r.alloc_offset, r.bytes);
+  auto run = [&] {
+    for (std::size_t j; !failed.load(std::memory_order_relaxed) && (j = next.fetch_add(1)) < jobs.size();) {
+      const Group& g = plan.groups[jobs[j].group];
+      const Read& r = *jobs[j].read;
+      auto dst = buffers[jobs[j].group].bytes().subspan(r.alloc_offset, r.bytes);
       auto ok = files[g.shard].read_exact(dst, static_cast<std::int64_t>(r.file_offset));
       std::lock_guard lock(mutex);
       if (!ok) {
         failed = true;
-        if (first) return;
-        const std::string& path = c.shards()[g.shard].path;
-        const std::string name = tensor_at(c, g.shard, r.file_offset, r.bytes);
-        const std::string where = std::to_string(r.bytes) + " bytes at offset " + std::to_string(r.file_offset);
-        if (ok.error().sys_errno() == ENODATA)
-          first = Error(Errc::shard_changed, path, name, "the file ended while reading " + where + " (did it shrink?)");
-        else
-          first = Error(Errc::io_error, path, name, "reading " + where + " into device " + std::to_string(g.device),
-                        ok.error());
+        if (!first) first = read_error(c, g, r, ok.error());
         return;
       }
       done += r.bytes;
       if (o.progress) o.progress(done, plan.read_bytes);
     }
   };
-  if (plan.groups.size() == 1) {
-    run(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) threads.emplace_back(run, gi);
-    for (auto& t : threads) t.join();
-  }
+  const std::size_t threads = std::min(jobs.size(), plan.groups.size() * std::max(o.parallel_reads, 1u));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
   if (first) return fail(std::move(*first));
   return {};
 }
@@ -182,7 +215,7 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
   if (!devices) return fail(devices.error());
   if (auto r = check_sizes(checkpoint, *selected); !r) return fail(r.error());
   const std::uint64_t step = options.progress && options.progress_step > 0 ? options.progress_step : UINT64_MAX;
-  const Plan plan = make_plan(checkpoint.tensors(), *selected, *devices, step);
+  const Plan plan = make_plan(checkpoint.tensors(), *selected, *devices, step, options.parallel_reads);
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   LoadStats stats;
@@ -202,7 +235,7 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
   std::vector<File> files(checkpoint.shards().size());
   for (const Group& g : plan.groups) {
     if (files[g.shard] || g.reads.empty()) continue;
-    auto f = register_shard(checkpoint, g.shard);
+    auto f = register_shard(checkpoint, g.shard, options.direct);
     if (!f) return fail(f.error());
     files[g.shard] = std::move(*f);
   }

@@ -149,7 +149,8 @@ inline Result<void> write_data(const std::string& path, const File& file, std::s
  * = shape × dtype size). The file is written as PATH.tmp.PID and renamed over @p path only
  * when complete, so a failure never leaves a partial checkpoint under the name (nor destroys
  * the old one). The header is written with pwrite, the tensor data with hipFileWrite from the
- * tensors' memory, several tensors at once.
+ * tensors' memory, several tensors at once. (The temporary is PATH.tmp.PID for a process's first
+ * write, PATH.tmp.PID.N after that.)
  */
 [[nodiscard]] inline Result<void> write(const std::string& path, std::span<const TensorData> tensors,
                                         const WriteOptions& options = {}) {
@@ -162,7 +163,10 @@ inline Result<void> write_data(const std::string& path, const File& file, std::s
   std::vector<std::uint64_t> offsets;
   const std::string header = header_bytes(tensors, data_order(tensors), options.metadata, offsets);
 
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // PID and a counter: two writers of one path in one process do not share a temporary.
+  static std::atomic<unsigned> serial{0};
+  const unsigned n = serial.fetch_add(1);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + (n ? "." + std::to_string(n) : "");
   auto file = File::open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644, DirectIo::off);
   if (!file) return fail(Errc::io_error, path, "", "cannot create its temporary file", file.error());
   auto done = [&]() -> Result<void> {

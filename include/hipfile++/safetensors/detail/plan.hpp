@@ -60,11 +60,12 @@ struct Plan {
 
 /**
  * @brief Plans tensors @p selected (checkpoint indices in checkpoint order: by shard, then
- *        offset) onto @p devices (one per selected tensor). Reads longer than @p max_read are
- *        cut into pieces of that size (for progress reports).
+ *        offset) onto @p devices (one per selected tensor). Each read is cut into
+ *        @p parallel pieces of whole MiB (read at the same time), and none is longer than
+ *        @p max_read (pieces for progress reports).
  */
 inline Plan make_plan(const std::vector<TensorInfo>& tensors, const std::vector<std::size_t>& selected,
-                      const std::vector<int>& devices, std::uint64_t max_read) {
+                      const std::vector<int>& devices, std::uint64_t max_read, unsigned parallel = 1) {
   Plan plan;
   std::map<std::pair<std::size_t, int>, std::size_t> group_of;
   for (std::size_t i = 0; i < selected.size(); ++i) {
@@ -93,8 +94,10 @@ inline Plan make_plan(const std::vector<TensorInfo>& tensors, const std::vector<
     std::vector<Read> cut;
     for (const Read& r : g.reads) {
       plan.read_bytes += r.bytes;
+      const std::uint64_t share = (r.bytes / std::max(parallel, 1u) + (1u << 20) - 1) >> 20 << 20;
+      const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(max_read, share));
       for (std::size_t done = 0; done < r.bytes;) {
-        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_read, r.bytes - done));
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(piece, r.bytes - done));
         cut.push_back(Read{r.file_offset + done, r.alloc_offset + done, n, r.first_tensor});
         done += n;
       }

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// hipfile-load PATH...: loads a safetensors checkpoint into GPU memory with
+// <hipfile++/safetensors.hpp> and reports the rate against the pinned copy rate of this run.
+#include "args.hpp"
+#include "ceiling.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "page_cache.hpp"
+#include "progress.hpp"
+#include "report.hpp"
+#include "stopwatch.hpp"
+#include "verify.hpp"
+
+#include <hipfile++/driver.hpp>
+#include <hipfile++/safetensors.hpp>
+
+#include <hip/hip_runtime_api.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <string>
+#include <vector>
+
+using namespace hipfile::tools;
+using namespace hipfile::tools::load;
+namespace sts = hipfile::safetensors;
+
+namespace {
+
+/// A failure that exits 2 (a bad checkpoint) rather than 1.
+struct BadCheckpoint {
+  std::string what;
+};
+
+/// Bad checkpoints exit 2; failed calls, missing GPUs and changed files exit 1.
+[[noreturn]] void raise(const sts::Error& e) {
+  switch (e.code()) {
+    case sts::Errc::io_error:
+    case sts::Errc::device_error:
+    case sts::Errc::shard_changed:
+    case sts::Errc::invalid_argument: throw Failure{e.message()};
+    default: throw BadCheckpoint{e.message()};
+  }
+}
+
+/// --only: the name itself, or a prefix that the name continues at a dot.
+bool matches(const std::string& name, const std::string& pattern) {
+  if (name.compare(0, pattern.size(), pattern) != 0) return false;
+  return name.size() == pattern.size() || pattern.back() == '.' || name[pattern.size()] == '.';
+}
+
+std::vector<char> select_only(const sts::Checkpoint& c, const Options& o) {
+  std::vector<char> chosen(c.tensors().size(), o.only.empty() ? 1 : 0);
+  for (const auto& p : o.only) {
+    bool any = false;
+    for (std::size_t i = 0; i < c.tensors().size(); ++i)
+      if (matches(c.tensors()[i].name, p)) chosen[i] = 1, any = true;
+    if (!any) usage_error("hipfile-load", fmt::format("--only '{}' matches no tensor of the checkpoint", p));
+  }
+  return chosen;
+}
+
+/// --devices: the i-th 1/k of the chosen bytes (in checkpoint order) goes to the i-th GPU.
+std::vector<int> spread(const sts::Checkpoint& c, const std::vector<char>& chosen, const std::vector<int>& devices) {
+  std::uint64_t total = 0, before = 0;
+  for (std::size_t i = 0; i < chosen.size(); ++i)
+    if (chosen[i]) total += c.tensors()[i].bytes();
+  std::vector<int> out(chosen.size(), devices.front());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (!chosen[i]) continue;
+    const std::size_t k = total ? static_cast<std::size_t>(static_cast<double>(before) / static_cast<double>(total) *
+                                                           static_cast<double>(devices.size()))
+                                : 0;
+    out[i] = devices[std::min(k, devices.size() - 1)];
+    before += c.tensors()[i].bytes();
+  }
+  return out;
+}
+
+void check_devices(const std::vector<int>& devices) {
+  int count = 0;
+  check_hip(hipGetDeviceCount(&count), "hipGetDeviceCount");
+  for (int d : devices)
+    if (d >= count) throw Failure{fmt::format("GPU {} does not exist ({} found)", d, count)};
+}
+
+void drop_checkpoint(const sts::Checkpoint& c) {
+  for (std::size_t i = 0; i < c.shards().size(); ++i) drop_from_cache(c.shard_fd(i), c.shards()[i].path);
+}
+
+int run(const Options& o, const std::string& command) {
+  auto checkpoint = sts::Checkpoint::open(o.paths);
+  if (!checkpoint) raise(checkpoint.error());
+  const sts::Checkpoint& c = *checkpoint;
+  const std::vector<char> chosen = select_only(c, o);
+  check_devices(o.devices);
+  const std::vector<int> device_of = spread(c, chosen, o.devices);
+
+  sts::LoadOptions lo;
+  lo.direct = o.direct;
+  lo.parallel_reads = static_cast<unsigned>(o.parallel);
+  lo.filter = [&](const sts::TensorInfo& t) { return chosen[static_cast<std::size_t>(&t - c.tensors().data())] != 0; };
+  lo.placement = [&](const sts::TensorInfo& t) { return device_of[static_cast<std::size_t>(&t - c.tensors().data())]; };
+  Progress progress(!o.quiet && (o.progress || isatty(STDERR_FILENO)));
+  std::uint64_t reported = 0;
+  if (progress.enabled())
+    lo.progress = [&](std::uint64_t done, std::uint64_t) { progress.add(done - reported), reported = done; };
+
+  auto driver = hipfile::Driver::open();  // started before any timed pass
+  if (!driver) throw Failure{"hipFileDriverOpen: " + driver.error().message()};
+  Report r;
+  r.command = command;
+  r.checkpoint = &c;
+  r.pinned_gbps = pinned_h2d_gbps(o.devices);
+
+  sts::LoadedCheckpoint loaded;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    loaded.reset();  // the previous pass's memory, before the next is allocated
+    if (o.cold) drop_checkpoint(c);
+    reported = 0;
+    progress.start(fmt::format("loading {}", o.paths[0]), c.bytes());
+    Stopwatch clock;
+    auto l = sts::load(c, lo);
+    const double seconds = clock.seconds();
+    progress.finish();
+    if (!l) raise(l.error());
+    loaded = std::move(*l);
+    r.passes.push_back(Pass{seconds, loaded.stats().allocate_seconds, loaded.stats().read_seconds});
+  }
+  r.loaded = &loaded;
+
+  if (const char* spec = std::getenv("HIPFILE_LOAD_CORRUPT")) corrupt_for_tests(loaded, spec);
+  int status = 0;
+  if (o.verify) {
+    const std::string diff = verify(c, loaded);
+    r.verify = diff.empty() ? "passed" : "FAILED: " + diff;
+    if (!diff.empty()) {
+      fmt::print(stderr, "hipfile-load: verify: {}\n", diff);
+      return 1;
+    }
+  }
+  if (!o.write_back.empty()) {
+    sts::WriteOptions wo;
+    wo.metadata = c.shards().front().metadata;
+    Stopwatch clock;
+    if (auto w = sts::write(o.write_back, sts::tensors_of(loaded), wo); !w) raise(w.error());
+    r.write_seconds = clock.seconds();
+  }
+  if (o.json) print_json(r, o);
+  else print_text(r, o);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  int rc = 1;
+  try {
+    rc = run(o, command);
+  } catch (const BadCheckpoint& b) {
+    fmt::print(stderr, "hipfile-load: {}\n", b.what);
+    rc = 2;
+  } catch (const Failure& f) {
+    fmt::print(stderr, "hipfile-load: {}\n", f.what);
+  }
+  return rc;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#include "report.hpp"
+
+#include "args.hpp"
+#include "json_writer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fmt/format.h>
+#include <set>
+
+namespace hipfile::tools::load {
+
+namespace sts = hipfile::safetensors;
+
+namespace {
+
+struct Figures {
+  double best = 0, median = 0, read_best = 0;
+  const Pass* best_pass = nullptr;
+};
+
+Figures figures(const Report& r) {
+  std::vector<double> s;
+  for (const auto& p : r.passes) s.push_back(p.seconds);
+  std::sort(s.begin(), s.end());
+  Figures f;
+  f.best = s.front();
+  f.median = s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+  f.best_pass = &*std::min_element(r.passes.begin(), r.passes.end(),
+                                   [](const Pass& a, const Pass& b) { return a.seconds < b.seconds; });
+  f.read_best = std::min_element(r.passes.begin(), r.passes.end(), [](const Pass& a, const Pass& b) {
+                  return a.read_seconds < b.read_seconds;
+                })->read_seconds;
+  return f;
+}
+
+std::vector<int> devices_used(const sts::LoadedCheckpoint& l) {
+  std::set<int> d;
+  for (const auto& t : l.tensors()) d.insert(t.device);
+  return {d.begin(), d.end()};
+}
+
+std::string gpus_text(const std::vector<int>& d) {
+  if (d.empty()) return "no GPU";
+  std::string s = d.size() == 1 ? "GPU " : "GPUs ";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s;
+}
+
+// "7.26 GB (6.8 GiB)": the decimal figure the rates use, and the binary one.
+std::string size_text(std::uint64_t bytes) { return fmt::format("{:.3f} GB ({})", bytes / 1e9, format_size(bytes)); }
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+
+}  // namespace
+
+void print_text(const Report& r, const Options& o) {
+  const auto& c = *r.checkpoint;
+  const auto& l = *r.loaded;
+  const Figures f = figures(r);
+  const double rate = gbps(l.bytes(), f.best);
+  std::string meta;
+  for (const auto& [k, v] : c.metadata()) meta += fmt::format("{}{}={}", meta.empty() ? "; metadata " : ", ", k, v);
+  fmt::print("checkpoint: {} ({} file{}, {} tensors, {}{})\n", o.paths.size() == 1 ? o.paths[0] : o.paths[0] + " ...",
+             c.shards().size(), c.shards().size() == 1 ? "" : "s", c.tensors().size(), size_text(c.bytes()), meta);
+  fmt::print("loaded:     {} tensors, {} onto {} in {} read{} ({} allocation{}), {}\n", l.tensors().size(),
+             size_text(l.bytes()), gpus_text(devices_used(l)), l.stats().reads, l.stats().reads == 1 ? "" : "s",
+             l.allocations().size(), l.allocations().size() == 1 ? "" : "s",
+             std::string(o.cold ? "cold (page cache dropped)" : "hot") + (o.direct ? ", O_DIRECT" : ""));
+  fmt::print("time:       {:.4f} s{} (allocate {:.4f} s, read {:.4f} s)\n", f.best,
+             r.passes.size() > 1 ? fmt::format(" best of {}, median {:.4f} s", r.passes.size(), f.median) : "",
+             f.best_pass->allocate_seconds, f.best_pass->read_seconds);
+  fmt::print("rate:       {:.2f} GB/s = {:.2f}x the pinned host-to-device copy ({:.2f} GB/s, measured in this run)\n",
+             rate, ratio(rate, r.pinned_gbps), r.pinned_gbps);
+  if (r.write_seconds >= 0)
+    fmt::print("write:      {} in {:.4f} s, {:.2f} GB/s\n", o.write_back, r.write_seconds, gbps(l.bytes(), r.write_seconds));
+  fmt::print("verify:     {}\n", r.verify == "passed" ? fmt::format("passed ({} tensors compared with pread)", l.tensors().size())
+                                                       : r.verify);
+  if (!o.list) return;
+  for (const auto& t : l.tensors())
+    fmt::print("  {}  {}  {}  GPU {}  {} bytes\n", t.name, t.dtype_name(), sts::shape_text(t.shape), t.device, t.bytes);
+}
+
+void print_json(const Report& r, const Options& o) {
+  const auto& l = *r.loaded;
+  const Figures f = figures(r);
+  JsonWriter j;
+  j.begin_object().field("tool", "hipfile-load").field("command", r.command);
+  j.key("files").begin_array();
+  for (const auto& s : r.checkpoint->shards()) j.value(s.path);
+  j.end_array();
+  j.field("tensors", static_cast<std::uint64_t>(l.tensors().size())).field("bytes", l.bytes());
+  j.key("devices").begin_array();
+  for (int d : devices_used(l)) j.value(d);
+  j.end_array();
+  j.field("reads", l.stats().reads).field("bytes_read", l.stats().bytes_read);
+  j.field("allocations", static_cast<std::uint64_t>(l.allocations().size()));
+  j.field("cache", o.cold ? "cold" : "hot").field("direct", o.direct).field("parallel", o.parallel);
+  j.field("reps", o.reps);
+  j.key("seconds").begin_array();
+  for (const auto& p : r.passes) j.value(p.seconds);
+  j.end_array();
+  j.field("seconds_best", f.best).field("seconds_median", f.median);
+  j.field("allocate_seconds", f.best_pass->allocate_seconds).field("read_seconds", f.best_pass->read_seconds);
+  j.field("gbps_best", gbps(l.bytes(), f.best)).field("gbps_median", gbps(l.bytes(), f.median));
+  j.field("read_gbps_best", gbps(l.stats().bytes_read, f.read_best));
+  j.field("pinned_h2d_gbps", r.pinned_gbps).field("vs_pinned_h2d", ratio(gbps(l.bytes(), f.best), r.pinned_gbps));
+  if (r.write_seconds >= 0) j.field("write_gbps", gbps(l.bytes(), r.write_seconds));
+  else j.key("write_gbps").null();
+  j.field("verify", r.verify).field("status", "ok").end_object();
+  std::fputs(j.str().c_str(), stdout);
+  if (j.str().empty() || j.str().back() != '\n') std::fputc('\n', stdout);
+}
+
+}  // namespace hipfile::tools::load
