@@ -24,7 +24,7 @@ step "installed layout"
 [ ! -e "$prefix/include/hip" ] || bad "something was installed into include/hip (ROCm's folder)"
 [ -f "$libdir/cmake/hipfile/hipfileConfig.cmake" ] || bad "no hipfileConfig.cmake"
 [ -f "$libdir/cmake/hipfile/hipfileConfigVersion.cmake" ] || bad "no hipfileConfigVersion.cmake"
-for tool in hipfile-check hipfile-io hipfile-cp hipfile-stats; do
+for tool in hipfile-check hipfile-io hipfile-cp hipfile-stats hipfile-load; do
   [ -f "$prefix/share/man/man1/$tool.1" ] || bad "no man page for $tool"
 done
 
