@@ -89,8 +89,18 @@ enum class Operation : std::uint8_t {
 struct Context {
   Operation operation = Operation::unknown;
   std::shared_ptr<const std::string> path;  ///< null when unknown (a File from adopt())
-  std::optional<Offset> offset;
-  std::optional<std::size_t> length;
+  Offset offset = 0;                        ///< meaningful when has_offset
+  std::size_t length = 0;                   ///< meaningful when has_length
+  bool has_offset = false;
+  bool has_length = false;
+
+  Context() noexcept = default;
+  // Plain fields rather than std::optional members: GCC 12 warns (maybe-uninitialized) on
+  // moving those through std::variant at -O2.
+  Context(Operation op, std::shared_ptr<const std::string> p = nullptr, std::optional<Offset> off = std::nullopt,
+          std::optional<std::size_t> len = std::nullopt) noexcept
+      : operation(op), path(std::move(p)), offset(off.value_or(0)), length(len.value_or(0)),
+        has_offset(off.has_value()), has_length(len.has_value()) {}
 };
 
 /**
@@ -179,8 +189,12 @@ class Error {
     static const std::string none;
     return ctx_.path ? *ctx_.path : none;
   }
-  [[nodiscard]] std::optional<Offset> offset() const noexcept { return ctx_.offset; }
-  [[nodiscard]] std::optional<std::size_t> length() const noexcept { return ctx_.length; }
+  [[nodiscard]] std::optional<Offset> offset() const noexcept {
+    return ctx_.has_offset ? std::optional<Offset>(ctx_.offset) : std::nullopt;
+  }
+  [[nodiscard]] std::optional<std::size_t> length() const noexcept {
+    return ctx_.has_length ? std::optional<std::size_t>(ctx_.length) : std::nullopt;
+  }
 
   /// The same error, in @p ctx. An operation already recorded is kept (the innermost call
   /// knows best what it did); the other fields are filled where still unknown.
@@ -188,12 +202,18 @@ class Error {
     Error e = *this;
     if (e.ctx_.operation == Operation::unknown) e.ctx_.operation = ctx.operation;
     if (!e.ctx_.path) e.ctx_.path = ctx.path;
-    if (!e.ctx_.offset) e.ctx_.offset = ctx.offset;
-    if (!e.ctx_.length) e.ctx_.length = ctx.length;
+    if (!e.ctx_.has_offset) {
+      e.ctx_.offset = ctx.offset;
+      e.ctx_.has_offset = ctx.has_offset;
+    }
+    if (!e.ctx_.has_length) {
+      e.ctx_.length = ctx.length;
+      e.ctx_.has_length = ctx.has_length;
+    }
     return e;
   }
   /// The same error, done by @p op (with no path, offset or length).
-  [[nodiscard]] Error in(Operation op) const noexcept { return in(Context{op, nullptr, std::nullopt, std::nullopt}); }
+  [[nodiscard]] Error in(Operation op) const noexcept { return in(Context(op)); }
 
   /// Back to the C status; the errno, which that struct cannot hold, is dropped (a plain
   /// system error becomes hipFileInternalError).
@@ -241,8 +261,8 @@ class Error {
 
   std::string describe_context() const {
     std::string out = to_string(ctx_.operation);
-    if (ctx_.length) out += " of " + std::to_string(*ctx_.length) + (*ctx_.length == 1 ? " byte" : " bytes");
-    if (ctx_.offset) out += " at offset " + std::to_string(*ctx_.offset);
+    if (ctx_.has_length) out += " of " + std::to_string(ctx_.length) + (ctx_.length == 1 ? " byte" : " bytes");
+    if (ctx_.has_offset) out += " at offset " + std::to_string(ctx_.offset);
     if (ctx_.path) {
       const bool io = ctx_.operation == Operation::read || ctx_.operation == Operation::write;
       out += io ? (ctx_.operation == Operation::read ? " from '" : " to '") : (out.empty() ? "'" : " '");

@@ -6,7 +6,8 @@
  *
  * hipfile++ builds as C++20 with GCC >= 12 and clang >= 14, whose standard libraries may lack
  * <expected> (GCC 12 in C++20 mode; clang 14 with libstdc++, which hides it behind C++20
- * concepts that clang 14 does not advertise). The fallback has the members hipfile++ and its
+ * concepts that clang 14 does not advertise) or its monadic members (GCC 12's is 202202L), so
+ * std::expected is used from __cpp_lib_expected 202211L (GCC 13) on. The fallback has the members hipfile++ and its
  * users need: has_value, operator bool, *, ->, value, error, value_or, and_then, transform,
  * or_else, comparisons, and `unexpected` with its deduction guide. Write `hipfile::unexpected`
  * (or plain `unexpected` inside namespace hipfile) to stay portable across both.
@@ -19,7 +20,7 @@
 
 #include <version>
 
-#if defined(__cpp_lib_expected) && __cpp_lib_expected >= 202202L
+#if defined(__cpp_lib_expected) && __cpp_lib_expected >= 202211L
 
 #include <expected>
 
@@ -30,6 +31,7 @@ using std::unexpected;
 
 #else
 
+#include <concepts>
 #include <cstdlib>
 #include <functional>
 #include <optional>
@@ -166,9 +168,9 @@ class expected {
     if (a.has_value() != b.has_value()) return false;
     return a.has_value() ? *a == *b : a.error() == b.error();
   }
-  template <class T2>
-    requires(!is_expected_v<T2>)
-  friend constexpr bool operator==(const expected& a, const T2& v) {
+  // Against the value type itself, not a template: a templated one would be a candidate for
+  // other libraries' comparison wrappers (Catch2's ExprLhs) through C++20's reversed operator==.
+  friend constexpr bool operator==(const expected& a, const T& v) {
     return a.has_value() && *a == v;
   }
   template <class E2>
