@@ -243,6 +243,12 @@ struct AsyncOp {
   std::mutex mu;
   std::condition_variable decided_cv;
   Decision decision = Decision::Undecided;
+  // Two owners once the hand-off is enqueued: the executor and the submitting call, which still
+  // signals the decision after the executor may have run it. The last one deletes it.
+  std::atomic<int> refs{2};
+  void unref() noexcept {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
 
   void decide(Decision d) {
     {
@@ -285,7 +291,7 @@ void execute(AsyncOp* op) noexcept {
   // *bytes already. Nothing is read or written; the word is raised only to keep it growing.
   if (op->wait_decision() == Decision::Armed) *op->bytes_p = async_result(run_op(op));
   flags().signal_and_release(op->slot);
-  delete op;
+  op->unref();
 }
 
 // Host function: the stream reached the operation. Only hands it over, and cannot fail: the
@@ -380,7 +386,8 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     flags().signal_and_release(slot);
     return {hipFileHipDriverError, e};
   }
-  // From here the executor owns the operation: the stream will hand it over whatever happens.
+  // From here the executor and this call share the operation (refs): the stream hands it over
+  // whatever happens, and this call still signals its decision.
   op.release();
   (void)executor;
   const hipError_t e = gpu::stream_wait_geq32(stream, slot.device, slot.target);
@@ -390,11 +397,13 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     // the operation is canceled before it can touch anything, and this call fails alone; the
     // next submission tries the wait again.
     raw->decide(Decision::Canceled);
+    raw->unref();  // this call's reference
     if (e == hipErrorNotSupported) return {hipFileAsyncNotSupported, hipSuccess};
     return {hipFileHipDriverError, e};
   }
   *bytes_p = 0;  // before the operation may run: it writes the result
   raw->decide(Decision::Armed);
+  raw->unref();  // this call's reference: the operation may already be done and gone after it
   return {hipFileSuccess, hipSuccess};
 }
 

@@ -11,7 +11,7 @@
 // function. An error return always means that nothing of the operation will run.
 //
 // Bytes-result convention (async *bytes_p and batch event `ret`), one rule for both:
-//   >= 0             bytes moved (reads stop short only at end of file)
+//   >= 0             bytes moved (short at end of file, or the prefix moved before a failure)
 //   -errno           a system call failed (range -1 .. -4095, e.g. -EIO = -5), because the
 //                    executor thread's errno cannot reach the caller; never "-1, see errno"
 //   -hipFileOpError  any other failure (<= -5000), e.g. -hipFileInvalidValue for a size that

@@ -46,7 +46,8 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  /// Moves the whole request. Reads stop short only at end of file.
+  /// Moves the whole request. Short only at end of file or, after a failure, the contiguous
+  /// prefix that moved (POSIX: only a request that moved nothing returns the error).
   IoResult execute(const Request& req);
 
 

@@ -35,7 +35,8 @@ int main(void) {
               "GetParameterString refuses an unknown parameter");
         check(hipFileSetParameterString((hipFileStringConfigParameter_t)bad[i], "x").err == hipFileInvalidValue,
               "SetParameterString refuses an unknown parameter");
-        check(hipFileGetOpErrorString((hipFileOpError_t)(bad[i] + 5000)) != NULL, "GetOpErrorString answers any int");
+        check(hipFileGetOpErrorString((hipFileOpError_t)bad[i]) != NULL, "GetOpErrorString answers any int");
+        check(hipFileGetOpErrorString((hipFileOpError_t)(bad[i] / 2 + 5000)) != NULL, "GetOpErrorString answers any int");
         hipFileDescr_t d;
         memset(&d, 0, sizeof d);
         d.type = (hipFileFileHandleType_t)bad[i];

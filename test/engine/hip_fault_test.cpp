@@ -165,6 +165,9 @@ TEST_CASE("A lane whose copies cannot be confirmed is never reused or freed", "[
   hipcpuInjectFault("hipStreamQuery", 1, 1, hipErrorLaunchFailure);
   CHECK(hipFileRead(r.handle, mem.get(), n, 0, 0) == -hipFileHipDriverError);
   hipcpuClearFaults();
+  // The failed request's copy may still be writing the buffer (that is what could not be
+  // confirmed): the application waits for the device before it uses the buffer again.
+  HIP_CHECK(hipDeviceSynchronize());
   // The next request gets a new lane (new pinned slots); the poisoned one's memory is kept.
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
   CHECK(to_host(mem.get(), n) == pattern(n, 76));
