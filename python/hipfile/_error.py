@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+"""hipfile.Error and hipfile.OpError (kept free of the extension so it can raise them)."""
+
+import enum
+
+
+class Error(OSError):
+    """A failed hipFile operation.
+
+    Attributes:
+        errno: the errno of a failed system call (None when the failure is not one).
+        op_error: the hipFile op error (an OpError), None for a plain system error.
+        hip_error: the HIP runtime error number behind an op error of HipDriverError (0: none).
+        filename: the path of the file involved, when there is one.
+        message: the whole text: what was attempted (operation, size, offset, path), then why.
+    """
+
+    def __init__(self, message, errno=None, op_error=None, hip_error=0, filename=None):
+        if errno:
+            super().__init__(errno, message)
+        else:
+            super().__init__(message)
+        self.message = message
+        self.op_error = _op_error(op_error)
+        self.hip_error = hip_error
+        if filename is not None:
+            self.filename = filename
+
+    def __str__(self):
+        return self.message
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.errno, self.op_error, self.hip_error, self.filename))
+
+
+OpError = None  # set by hipfile/__init__.py from the C header's enumeration
+
+
+def _op_error(value):
+    if value is None or OpError is None:
+        return value
+    try:
+        return OpError(value)
+    except ValueError:
+        return value
