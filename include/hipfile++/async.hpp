@@ -40,9 +40,7 @@ class AsyncOp {
   /// word is -errno (-1 .. -4095) or -hipFileOpError (see doc/async-batch.md).
   [[nodiscard]] Result<std::size_t> result() const noexcept {
     if (bytes >= 0) return static_cast<std::size_t>(bytes);
-    if (bytes > -HIPFILE_BASE_ERR) return std::unexpected(Error::from_errno(static_cast<int>(-bytes)));
-    const auto op = static_cast<hipFileOpError_t>(-bytes);
-    return std::unexpected(op == hipFileHipDriverError ? Error(op, hipErrorUnknown) : Error(op));
+    return unexpected(Error::from_bytes_result(bytes));
   }
   /// The raw word the C API writes.
   ssize_t bytes = 0;
@@ -53,7 +51,7 @@ class AsyncOp {
                                              hipStream_t stream) noexcept {
   const hipFileError_t s = hipFileReadAsync(file.handle(), buffer, &op.size, &op.file_offset, &op.buffer_offset,
                                             &op.bytes, stream);
-  if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+  if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
   return {};
 }
 
@@ -62,21 +60,21 @@ class AsyncOp {
                                               hipStream_t stream) noexcept {
   const hipFileError_t s = hipFileWriteAsync(file.handle(), buffer, &op.size, &op.file_offset, &op.buffer_offset,
                                              &op.bytes, stream);
-  if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+  if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
   return {};
 }
 
 /// hipFileStreamRegister as a Result.
 [[nodiscard]] inline Result<void> register_stream(hipStream_t stream, unsigned flags) noexcept {
   const hipFileError_t s = hipFileStreamRegister(stream, flags);
-  if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+  if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
   return {};
 }
 
 /// hipFileStreamDeregister as a Result.
 [[nodiscard]] inline Result<void> deregister_stream(hipStream_t stream) noexcept {
   const hipFileError_t s = hipFileStreamDeregister(stream);
-  if (s.err != hipFileSuccess) return std::unexpected(Error::from_status(s));
+  if (s.err != hipFileSuccess) return unexpected(Error::from_status(s));
   return {};
 }
 

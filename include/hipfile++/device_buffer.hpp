@@ -43,15 +43,15 @@ class DeviceBuffer {
    */
   [[nodiscard]] static Result<DeviceBuffer> allocate(std::size_t bytes, int device = -1) noexcept {
     int current = 0;
-    if (hipError_t e = hipGetDevice(&current); e != hipSuccess) return std::unexpected(Error::from_hip(e));
+    if (hipError_t e = hipGetDevice(&current); e != hipSuccess) return unexpected(Error::from_hip(e));
     const int target = device < 0 ? current : device;
     if (target != current) {
-      if (hipError_t e = hipSetDevice(target); e != hipSuccess) return std::unexpected(Error::from_hip(e));
+      if (hipError_t e = hipSetDevice(target); e != hipSuccess) return unexpected(Error::from_hip(e));
     }
     void* p = nullptr;
     hipError_t e = bytes == 0 ? hipSuccess : hipMalloc(&p, bytes);
     if (target != current) (void)hipSetDevice(current);
-    if (e != hipSuccess) return std::unexpected(Error::from_hip(e));
+    if (e != hipSuccess) return unexpected(Error::from_hip(e).in(Context{Operation::allocate, nullptr, {}, bytes}));
     return DeviceBuffer(p, p ? bytes : 0, target);
   }
 
@@ -92,7 +92,7 @@ class DeviceBuffer {
     device_ = -1;
     void* p = std::exchange(ptr_, nullptr);
     if (!p) return {};
-    if (hipError_t e = hipFree(p); e != hipSuccess) return std::unexpected(Error::from_hip(e));
+    if (hipError_t e = hipFree(p); e != hipSuccess) return unexpected(Error::from_hip(e));
     return {};
   }
   /// Gives up ownership: the caller must hipFree the returned pointer. Empty afterwards.

@@ -35,7 +35,7 @@ class Driver {
 
   /// Opens the driver (or takes one more reference). @return the owner, or the C error.
   [[nodiscard]] static Result<Driver> open() noexcept {
-    if (auto r = check(hipFileDriverOpen()); !r) return std::unexpected(r.error());
+    if (auto r = check(hipFileDriverOpen(), Operation::driver); !r) return unexpected(r.error());
     return Driver(true);
   }
 
@@ -59,7 +59,7 @@ class Driver {
   /// Drops the reference now and reports hipFileDriverClose's status; empty afterwards.
   [[nodiscard]] Result<void> close() noexcept {
     if (!std::exchange(open_, false)) return {};
-    return check(hipFileDriverClose());
+    return check(hipFileDriverClose(), Operation::driver);
   }
   /// Gives up ownership without closing: the caller now owes one hipFileDriverClose.
   /// @return whether a reference was held.
@@ -74,7 +74,7 @@ class Driver {
   /// hipFileDriverGetProperties.
   [[nodiscard]] static Result<hipFileDriverProps_t> properties() noexcept {
     hipFileDriverProps_t props{};
-    if (auto r = check(hipFileDriverGetProperties(&props)); !r) return std::unexpected(r.error());
+    if (auto r = check(hipFileDriverGetProperties(&props), Operation::driver); !r) return unexpected(r.error());
     return props;
   }
 

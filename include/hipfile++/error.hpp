@@ -3,14 +3,20 @@
  * @file error.hpp
  * @brief hipfile::Error, the one error vocabulary of hipfile++, and hipfile::Result<T>.
  *
- * Every fallible hipfile++ call returns `Result<T>` (`std::expected<T, Error>`); nothing throws.
- * An Error carries what the C API can report: the hipFile op error, the HIP runtime error
- * behind a hipFileHipDriverError, and the errno behind a system failure (an I/O call returning
- * -1, or a failed open/close/fstat). It converts to and from the C API's two return
- * conventions, `hipFileError_t` and the `ssize_t` of hipFileRead/Write, so C++ and C code can
+ * Every fallible hipfile++ call returns `Result<T>` (`expected<T, Error>`, see expected.hpp);
+ * nothing throws. An Error says what failed and why:
+ * - why: the hipFile op error, the HIP runtime error behind a hipFileHipDriverError, the errno
+ *   behind a system failure, or end of file;
+ * - what: the operation ("read", "open", ...), and where the caller's objects know them, the
+ *   path, the file offset and the length.
+ * message() puts both in one line: "read of 4096 bytes at offset 1048576 from 'data.bin': end
+ * of file", "open 'missing.bin': No such file or directory (ENOENT)".
+ *
+ * It converts to and from the C API's return conventions (`hipFileError_t`, the `ssize_t` of
+ * hipFileRead/Write, the -errno/-op bytes result of batch and async), so C++ and C code can
  * share one error path.
  *
- * Thread safety: Error is a small value type (no heap); copies are independent.
+ * Thread safety: Error is a value type; copies are independent (the path is shared, immutable).
  */
 #pragma once
 
@@ -21,84 +27,182 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
-#include <expected>
+#include <memory>
+#include <optional>
 #include <string>
 
+#include "detail/errno_names.hpp"
 #include "detail/hip_names.hpp"
+#include "expected.hpp"
+#include "span.hpp"
 
 namespace hipfile {
 
+/// What was being done when an Error happened (the first words of Error::message()).
+enum class Operation : std::uint8_t {
+  unknown,          ///< not recorded (an Error made from a bare C code)
+  open,             ///< open(2) in File::open
+  close,            ///< close(2)
+  register_file,    ///< hipFileHandleRegister
+  read,             ///< a read, sync, async, batch or stream-ordered
+  write,            ///< a write, likewise
+  sync,             ///< fdatasync(2)
+  stat,             ///< fstat(2) / lseek for File::size
+  register_buffer,  ///< hipFileBufRegister
+  deregister_buffer,///< hipFileBufDeregister
+  allocate,         ///< hipMalloc in DeviceBuffer
+  driver,           ///< hipFileDriverOpen / Close / properties
+  batch,            ///< a batch call that is not one entry's I/O (setup, status)
+  stream,           ///< hipFileStreamRegister / Deregister
+};
+
+/// The word message() uses for @p op ("read", "register buffer").
+[[nodiscard]] constexpr const char* to_string(Operation op) noexcept {
+  switch (op) {
+    case Operation::open: return "open";
+    case Operation::close: return "close";
+    case Operation::register_file: return "register";
+    case Operation::read: return "read";
+    case Operation::write: return "write";
+    case Operation::sync: return "sync";
+    case Operation::stat: return "stat";
+    case Operation::register_buffer: return "register buffer";
+    case Operation::deregister_buffer: return "deregister buffer";
+    case Operation::allocate: return "allocate";
+    case Operation::driver: return "driver";
+    case Operation::batch: return "batch";
+    case Operation::stream: return "stream";
+    case Operation::unknown: break;
+  }
+  return "";
+}
+
 /**
- * @brief One failed hipFile-level operation: op error + HIP error + errno.
+ * @brief Where an Error happened: the operation and, where known, the path, offset, length.
  *
- * Invariant: `op()` is never hipFileSuccess (a conversion from a successful status yields
- * hipFileInternalError, because a success is not an error). `hip()` is hipSuccess unless a
- * HIP runtime call failed; `sys_errno()` is 0 unless a system call failed.
+ * File attaches its path (shared, so an Error costs no copy of it); offset is the file
+ * offset of an I/O (absent elsewhere); length is the byte count asked for.
+ */
+struct Context {
+  Operation operation = Operation::unknown;
+  std::shared_ptr<const std::string> path;  ///< null when unknown (a File from adopt())
+  std::optional<Offset> offset;
+  std::optional<std::size_t> length;
+};
+
+/**
+ * @brief One failed operation: why (op error, HIP error, errno, end of file) and what (Context).
+ *
+ * `op()` is the hipFile op error, or hipFileSuccess when the failure is none: a plain system
+ * call (is_system(), sys_errno()) or end of file (is_eof()). A default Error, or one made from
+ * a successful status, is hipFileInternalError, because a success is not an error.
+ * `operator==` compares why (op, HIP error, errno, end of file), not the context.
  */
 class Error {
  public:
-  /// hipFileInternalError with no HIP error and no errno.
-  constexpr Error() noexcept = default;
+  /// hipFileInternalError with no HIP error, no errno and no context.
+  Error() noexcept = default;
 
-  /// An op error, optionally with the HIP error and errno behind it.
-  constexpr explicit Error(hipFileOpError_t op, hipError_t hip = hipSuccess, int sys_errno = 0) noexcept
-      : op_(op == hipFileSuccess ? hipFileInternalError : op), hip_(hip), errno_(sys_errno) {}
+  /// An op error, optionally with the HIP error and errno behind it. hipFileSuccess with an
+  /// errno is a plain system error; hipFileSuccess alone becomes hipFileInternalError.
+  explicit Error(hipFileOpError_t op, hipError_t hip = hipSuccess, int sys_errno = 0) noexcept
+      : op_(op == hipFileSuccess && sys_errno == 0 ? hipFileInternalError : op), hip_(hip), errno_(sys_errno) {}
 
   /// From a C status `{err, hip_drv_err}` (as returned by every non-I/O C call).
-  [[nodiscard]] static constexpr Error from_status(hipFileError_t s) noexcept {
-    return Error(s.err, s.hip_drv_err);
-  }
+  [[nodiscard]] static Error from_status(hipFileError_t s) noexcept { return Error(s.err, s.hip_drv_err); }
   /// A hipFile op error alone.
-  [[nodiscard]] static constexpr Error from_op(hipFileOpError_t op) noexcept { return Error(op); }
+  [[nodiscard]] static Error from_op(hipFileOpError_t op) noexcept { return Error(op); }
   /// A HIP runtime failure: op is hipFileHipDriverError, as the C API reports it.
-  [[nodiscard]] static constexpr Error from_hip(hipError_t e) noexcept {
-    return Error(hipFileHipDriverError, e);
-  }
-  /// A system call failure. The op defaults to hipFileInternalError (cuFile has no op error
-  /// for "see errno"); `is_system()` tells such errors apart.
-  [[nodiscard]] static constexpr Error from_errno(int e, hipFileOpError_t op = hipFileInternalError) noexcept {
+  [[nodiscard]] static Error from_hip(hipError_t e) noexcept { return Error(hipFileHipDriverError, e); }
+  /// A system call failure (op() is hipFileSuccess unless @p op names one).
+  [[nodiscard]] static Error from_errno(int e, hipFileOpError_t op = hipFileSuccess) noexcept {
     return Error(op, hipSuccess, e);
   }
   /// From the current value of errno.
-  [[nodiscard]] static Error last_errno(hipFileOpError_t op = hipFileInternalError) noexcept {
-    return from_errno(errno, op);
+  [[nodiscard]] static Error last_errno(hipFileOpError_t op = hipFileSuccess) noexcept { return from_errno(errno, op); }
+  /// The file ended before the request was complete (read_exact and friends). sys_errno() is
+  /// ENODATA, the errno the C convention (to_io_return) reports it with.
+  [[nodiscard]] static Error end_of_file() noexcept {
+    Error e = from_errno(ENODATA);
+    e.eof_ = true;
+    return e;
   }
+
   /**
    * @brief From a negative `ssize_t` returned by hipFileRead/hipFileWrite.
    *
    * -1 means errno (read here, so call this right after the C call); `-op` (below
    * -HIPFILE_BASE_ERR) is an op error; a value between -2 and -4999 is upstream hipFile's raw
    * `-hipError_t` and becomes a HIP error. `-hipFileHipDriverError` does not carry the HIP
-   * error, so hip() is hipErrorUnknown then. A non-negative @p r is not an error: the result
-   * is hipFileInternalError.
+   * error, so hip() is hipErrorUnknown then. Batch and async results use another convention:
+   * see from_bytes_result. A non-negative @p r is not an error: hipFileInternalError.
    */
   [[nodiscard]] static Error from_io_return(ssize_t r) noexcept {
     if (r == -1) return last_errno();
-    if (r < -HIPFILE_BASE_ERR && r > -(HIPFILE_BASE_ERR + 1000)) {
-      const auto op = static_cast<hipFileOpError_t>(-r);
-      return op == hipFileHipDriverError ? Error(op, hipErrorUnknown) : Error(op);
-    }
+    if (r < -HIPFILE_BASE_ERR && r > -(HIPFILE_BASE_ERR + 1000)) return from_op_return(r);
     if (r < -1 && r > -HIPFILE_BASE_ERR) return from_hip(static_cast<hipError_t>(-r));
     return Error();
   }
-
-  /// The hipFile op error (never hipFileSuccess).
-  [[nodiscard]] constexpr hipFileOpError_t op() const noexcept { return op_; }
-  /// The HIP runtime error, hipSuccess when no HIP call failed.
-  [[nodiscard]] constexpr hipError_t hip() const noexcept { return hip_; }
-  /// The errno of a failed system call, 0 when none failed.
-  [[nodiscard]] constexpr int sys_errno() const noexcept { return errno_; }
-  /// True for a system call failure (the C I/O calls report it as -1 with errno).
-  [[nodiscard]] constexpr bool is_system() const noexcept { return errno_ != 0; }
-  /// True for a HIP runtime failure.
-  [[nodiscard]] constexpr bool is_hip() const noexcept { return hip_ != hipSuccess; }
-
-  /// Back to the C status; the errno, which that struct cannot hold, is dropped.
-  [[nodiscard]] constexpr hipFileError_t to_status() const noexcept { return hipFileError_t{op_, hip_}; }
   /**
-   * @brief Back to the hipFileRead/Write convention: -1 with errno set for a system error,
-   *        otherwise `-op()` (the HIP error is not representable and is dropped).
+   * @brief From the bytes-result convention of batch events (`ret`, cast to ssize_t) and of
+   *        async operations (`*bytes_p`): `-1 .. -4095` is `-errno` of the failed system call
+   *        (-EBADF = -9 is EBADF, not a HIP error), `<= -HIPFILE_BASE_ERR` is `-hipFileOpError`.
+   *        A non-negative @p r is not an error: hipFileInternalError.
+   */
+  [[nodiscard]] static Error from_bytes_result(ssize_t r) noexcept {
+    if (r < 0 && r >= -4095) return from_errno(static_cast<int>(-r));  // Linux errno < 4096
+    if (r <= -HIPFILE_BASE_ERR && r > -(HIPFILE_BASE_ERR + 1000)) return from_op_return(r);
+    return Error();
+  }
+
+  /// The hipFile op error; hipFileSuccess for a plain system error or end of file.
+  [[nodiscard]] hipFileOpError_t op() const noexcept { return op_; }
+  /// The HIP runtime error, hipSuccess when no HIP call failed.
+  [[nodiscard]] hipError_t hip() const noexcept { return hip_; }
+  /// The errno of a failed system call, 0 when none failed (ENODATA at end of file).
+  [[nodiscard]] int sys_errno() const noexcept { return errno_; }
+  /// True for a failed system call (not for end of file).
+  [[nodiscard]] bool is_system() const noexcept { return errno_ != 0 && !eof_; }
+  /// True when the file ended before the request was complete.
+  [[nodiscard]] bool is_eof() const noexcept { return eof_; }
+  /// True for a HIP runtime failure.
+  [[nodiscard]] bool is_hip() const noexcept { return hip_ != hipSuccess; }
+
+  /// Where it happened (see Context).
+  [[nodiscard]] const Context& context() const noexcept { return ctx_; }
+  [[nodiscard]] Operation operation() const noexcept { return ctx_.operation; }
+  /// The path of the file, empty when unknown.
+  [[nodiscard]] const std::string& path() const noexcept {
+    static const std::string none;
+    return ctx_.path ? *ctx_.path : none;
+  }
+  [[nodiscard]] std::optional<Offset> offset() const noexcept { return ctx_.offset; }
+  [[nodiscard]] std::optional<std::size_t> length() const noexcept { return ctx_.length; }
+
+  /// The same error, in @p ctx. An operation already recorded is kept (the innermost call
+  /// knows best what it did); the other fields are filled where still unknown.
+  [[nodiscard]] Error in(const Context& ctx) const noexcept {
+    Error e = *this;
+    if (e.ctx_.operation == Operation::unknown) e.ctx_.operation = ctx.operation;
+    if (!e.ctx_.path) e.ctx_.path = ctx.path;
+    if (!e.ctx_.offset) e.ctx_.offset = ctx.offset;
+    if (!e.ctx_.length) e.ctx_.length = ctx.length;
+    return e;
+  }
+  /// The same error, done by @p op (with no path, offset or length).
+  [[nodiscard]] Error in(Operation op) const noexcept { return in(Context{op, nullptr, std::nullopt, std::nullopt}); }
+
+  /// Back to the C status; the errno, which that struct cannot hold, is dropped (a plain
+  /// system error becomes hipFileInternalError).
+  [[nodiscard]] hipFileError_t to_status() const noexcept {
+    return hipFileError_t{op_ == hipFileSuccess ? hipFileInternalError : op_, hip_};
+  }
+  /**
+   * @brief Back to the hipFileRead/Write convention: -1 with errno set for a system error (and
+   *        end of file), otherwise `-op()` (the HIP error is not representable and is dropped).
    * @note Sets errno when it returns -1.
    */
   [[nodiscard]] ssize_t to_io_return() const noexcept {
@@ -110,65 +214,104 @@ class Error {
   }
 
   /**
-   * @brief Human-readable text: "<op text>[: <HIP error name>][: <strerror>]".
+   * @brief One line: "<what>: <why>". What: the operation, " of N bytes", " at offset X",
+   *        " from 'path'" (reads) / " to 'path'" (writes) / " 'path'" (others), as far as
+   *        known; left out with its colon when nothing is known. Why: "end of file", or
+   *        "<op text>[: <HIP error name>][: <strerror> (ENAME)]".
    *
-   * For a system error with the default op the op text is left out ("No such file or
-   * directory (errno 2)"). Calls hipFileGetOpErrorString, so the program links libhipfile;
-   * HIP error names come from a table, not from the HIP runtime.
+   * Calls hipFileGetOpErrorString, so the program links libhipfile; HIP error and errno names
+   * come from tables, not from the HIP runtime.
    */
   [[nodiscard]] std::string message() const {
+    std::string what = describe_context();
+    std::string why = describe_cause();
+    if (what.empty()) return why;
+    return what + ": " + why;
+  }
+
+  friend bool operator==(const Error& a, const Error& b) noexcept {
+    return a.op_ == b.op_ && a.hip_ == b.hip_ && a.errno_ == b.errno_ && a.eof_ == b.eof_;
+  }
+
+ private:
+  static Error from_op_return(ssize_t r) noexcept {
+    const auto op = static_cast<hipFileOpError_t>(-r);
+    return op == hipFileHipDriverError ? Error(op, hipErrorUnknown) : Error(op);
+  }
+
+  std::string describe_context() const {
+    std::string out = to_string(ctx_.operation);
+    if (ctx_.length) out += " of " + std::to_string(*ctx_.length) + (*ctx_.length == 1 ? " byte" : " bytes");
+    if (ctx_.offset) out += " at offset " + std::to_string(*ctx_.offset);
+    if (ctx_.path) {
+      const bool io = ctx_.operation == Operation::read || ctx_.operation == Operation::write;
+      out += io ? (ctx_.operation == Operation::read ? " from '" : " to '") : (out.empty() ? "'" : " '");
+      out += *ctx_.path;
+      out += '\'';
+    }
+    return out;
+  }
+
+  std::string describe_cause() const {
+    if (eof_) return "end of file";
     std::string out;
-    if (!(errno_ != 0 && op_ == hipFileInternalError)) out = hipFileGetOpErrorString(op_);
+    if (op_ != hipFileSuccess) out = hipFileGetOpErrorString(op_);
     if (hip_ != hipSuccess) {
       if (!out.empty()) out += ": ";
       if (const char* name = detail::hip_error_name(hip_)) {
         out += name;
       } else {
-        out += "hip error ";
-        out += std::to_string(static_cast<int>(hip_));
+        out += "hip error " + std::to_string(static_cast<int>(hip_));
       }
     }
     if (errno_ != 0) {
       if (!out.empty()) out += ": ";
       char buf[128] = {};
       out += strerror_text(::strerror_r(errno_, buf, sizeof buf), buf);
-      out += " (errno ";
-      out += std::to_string(errno_);
-      out += ')';
+      const char* name = detail::errno_name(errno_);
+      out += name ? std::string(" (") + name + ")" : " (errno " + std::to_string(errno_) + ")";
     }
     return out;
   }
 
-  friend constexpr bool operator==(const Error&, const Error&) noexcept = default;
-
- private:
   // strerror_r is the GNU one (returns the text) or the XSI one (returns 0 and fills buf).
   static const char* strerror_text(const char* gnu, const char*) noexcept { return gnu; }
-  static const char* strerror_text(int xsi, const char* buf) noexcept {
-    return xsi == 0 ? buf : "Unknown error";
-  }
+  static const char* strerror_text(int xsi, const char* buf) noexcept { return xsi == 0 ? buf : "Unknown error"; }
 
   hipFileOpError_t op_ = hipFileInternalError;
   hipError_t hip_ = hipSuccess;
   int errno_ = 0;
+  bool eof_ = false;
+  Context ctx_;
 };
 
-/// The return type of every fallible hipfile++ call. GCC 12 lacks the monadic members; write
-/// `if (!r) return std::unexpected(r.error());`.
+/// The return type of every fallible hipfile++ call: `std::expected<T, Error>` where the
+/// standard library has it, the compatible fallback of expected.hpp elsewhere. Return an
+/// error with `hipfile::unexpected(e)`.
 template <class T>
-using Result = std::expected<T, Error>;
+using Result = expected<T, Error>;
+
+/// The fallback expected's value() on an error prints the message before aborting.
+inline void report_bad_expected_access(const Error& e) noexcept {
+  std::fprintf(stderr, "hipfile: value() of a failed Result: %s\n", e.message().c_str());
+}
 
 /// Adapts a C status: success becomes an empty Result<void>, anything else its Error.
-[[nodiscard]] constexpr Result<void> check(hipFileError_t s) noexcept {
+[[nodiscard]] inline Result<void> check(hipFileError_t s) noexcept {
   if (s.err == hipFileSuccess) return {};
-  return std::unexpected(Error::from_status(s));
+  return unexpected(Error::from_status(s));
+}
+/// check() with the operation recorded: `check(hipFileDriverOpen(), Operation::driver)`.
+[[nodiscard]] inline Result<void> check(hipFileError_t s, Operation op) noexcept {
+  if (s.err == hipFileSuccess) return {};
+  return unexpected(Error::from_status(s).in(op));
 }
 
 /// Adapts a hipFileRead/Write return: a count (short counts included) or its Error. Call it
 /// right after the C call, because -1 reads errno.
 [[nodiscard]] inline Result<std::size_t> check_io(ssize_t r) noexcept {
   if (r >= 0) return static_cast<std::size_t>(r);
-  return std::unexpected(Error::from_io_return(r));
+  return unexpected(Error::from_io_return(r));
 }
 
 }  // namespace hipfile

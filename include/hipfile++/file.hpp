@@ -19,6 +19,8 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -26,7 +28,9 @@
 
 #include "detail/posix.hpp"
 #include "error.hpp"
+#include "pending.hpp"
 #include "registration.hpp"
+#include "span.hpp"
 
 namespace hipfile {
 
@@ -69,8 +73,9 @@ class File {
    * @param mode permissions for a created file.
    * @param direct O_DIRECT policy; by default O_DIRECT is used where the file system supports
    *        it and left out where open(2) refuses it with EINVAL.
-   * @return the owner; Error::from_errno (e.g. ENOENT, EACCES) when open(2) fails, or the C
-   *         status of hipFileHandleRegister (the descriptor is then closed again).
+   * @return the owner, which remembers @p path for its error messages; the errno of open(2)
+   *         ("open 'missing.bin': No such file or directory (ENOENT)"), or the C status of
+   *         hipFileHandleRegister (the descriptor is then closed again).
    */
   [[nodiscard]] static Result<File> open(const char* path, int flags, mode_t mode = 0644,
                                          DirectIo direct = DirectIo::prefer) noexcept {
@@ -85,8 +90,9 @@ class File {
       if ((retry & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) retry &= ~O_EXCL;
       fd = detail::open_retry(path, retry, mode);
     }
-    if (fd < 0) return std::unexpected(Error::last_errno());
-    auto file = adopt(fd);
+    auto where = std::make_shared<const std::string>(path);
+    if (fd < 0) return unexpected(Error::last_errno().in(Context{Operation::open, where, {}, {}}));
+    auto file = adopt(fd, std::move(where));
     if (!file) detail::close_quietly(fd);
     return file;
   }
@@ -99,23 +105,20 @@ class File {
   /**
    * @brief Registers @p fd and takes ownership of it on success (it will be closed by this
    *        object). On failure the caller keeps the descriptor.
+   * @param path the file's name for error messages (nullptr: unknown, messages leave it out).
    */
-  [[nodiscard]] static Result<File> adopt(int fd) noexcept {
-    hipFileDescr_t descr{};
-    descr.type = hipFileHandleTypeOpaqueFD;
-    descr.handle.fd = fd;
-    descr.fs_ops = nullptr;
-    hipFileHandle_t handle = nullptr;
-    if (auto r = check(hipFileHandleRegister(&handle, &descr)); !r) return std::unexpected(r.error());
-    return File(fd, handle);
+  [[nodiscard]] static Result<File> adopt(int fd, const char* path = nullptr) noexcept {
+    return adopt(fd, path ? std::make_shared<const std::string>(path) : nullptr);
   }
 
-  File(File&& o) noexcept : fd_(std::exchange(o.fd_, -1)), handle_(std::exchange(o.handle_, nullptr)) {}
+  File(File&& o) noexcept
+      : fd_(std::exchange(o.fd_, -1)), handle_(std::exchange(o.handle_, nullptr)), path_(std::move(o.path_)) {}
   File& operator=(File&& o) noexcept {
     if (this != &o) {
       reset();
       fd_ = std::exchange(o.fd_, -1);
       handle_ = std::exchange(o.handle_, nullptr);
+      path_ = std::move(o.path_);
     }
     return *this;
   }
@@ -135,13 +138,17 @@ class File {
   [[nodiscard]] Result<void> close() noexcept {
     if (hipFileHandle_t h = std::exchange(handle_, nullptr)) hipFileHandleDeregister(h);
     const int fd = std::exchange(fd_, -1);
+    auto where = std::move(path_);
+    path_ = nullptr;
     if (fd < 0) return {};
-    if (const int e = detail::close_once(fd); e != 0) return std::unexpected(Error::from_errno(e));
+    if (const int e = detail::close_once(fd); e != 0)
+      return unexpected(Error::from_errno(e).in(Context{Operation::close, std::move(where), {}, {}}));
     return {};
   }
 
   /// Gives up ownership of both the descriptor and the handle (see Raw). Empty afterwards.
   [[nodiscard]] Raw release() noexcept {
+    path_ = nullptr;
     return Raw{std::exchange(fd_, -1), std::exchange(handle_, nullptr)};
   }
 
@@ -151,6 +158,18 @@ class File {
   [[nodiscard]] int fd() const noexcept { return fd_; }
   /// The hipFile handle for C calls (nullptr when empty). Still owned by this object.
   [[nodiscard]] hipFileHandle_t handle() const noexcept { return handle_; }
+
+  /// The path given to open() (or adopt()), empty when unknown.
+  [[nodiscard]] const std::string& path() const noexcept {
+    static const std::string none;
+    return path_ ? *path_ : none;
+  }
+
+  /// The Context an Error of this File's I/O carries: @p op, the path, the range.
+  [[nodiscard]] Context context(Operation op, std::optional<Offset> offset = std::nullopt,
+                                std::optional<std::size_t> length = std::nullopt) const noexcept {
+    return Context{op, path_, offset, length};
+  }
 
   /// True when the descriptor was opened with O_DIRECT.
   [[nodiscard]] bool direct() const noexcept {
@@ -165,13 +184,13 @@ class File {
    */
   [[nodiscard]] Result<std::uint64_t> size() const noexcept {
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) return std::unexpected(Error::last_errno());
+    if (::fstat(fd_, &st) != 0) return unexpected(Error::last_errno().in(context(Operation::stat)));
     if (S_ISBLK(st.st_mode)) {
       // fstat reports 0 for block devices; the end offset is their capacity. pread/pwrite
       // ignore the file position, but C code sharing the descriptor might not, so restore it.
       const off_t pos = ::lseek(fd_, 0, SEEK_CUR);
       const off_t end = ::lseek(fd_, 0, SEEK_END);
-      if (end < 0) return std::unexpected(Error::last_errno());
+      if (end < 0) return unexpected(Error::last_errno().in(context(Operation::stat)));
       if (pos >= 0) (void)::lseek(fd_, pos, SEEK_SET);
       return static_cast<std::uint64_t>(end);
     }
@@ -179,16 +198,29 @@ class File {
   }
 
   /**
-   * @brief Reads up to dst.size() bytes at @p file_offset into @p dst (unregistered device or
-   *        host memory: hipFileRead(handle, dst.data(), size, offset, 0)).
-   * @return the count, short at end of file (0 at or after it); or the Error of the C call.
+   * @brief Reads up to dst.size_bytes() bytes at @p file_offset into @p dst (unregistered device
+   *        or host memory, or memory inside a registration, which the library finds itself:
+   *        hipFileRead(handle, dst.data(), size, offset, 0)). Any trivially copyable element
+   *        type: `file.read(buf.as<float>(), 0)`.
+   * @return the byte count, short at end of file (0 at or after it); hipFileInvalidValue for a
+   *         negative offset or a range beyond INT64_MAX; or the Error of the C call.
    */
-  [[nodiscard]] Result<std::size_t> read(std::span<std::byte> dst, std::int64_t file_offset) const noexcept {
-    return check_io(hipFileRead(handle_, dst.data(), dst.size(), static_cast<hoff_t>(file_offset), 0));
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> read(std::span<T, N> dst, Offset file_offset) const noexcept {
+    return read_bytes(detail::writable_bytes(dst), file_offset);
   }
-  /// Writes src.size() bytes at @p file_offset from @p src. @return the count or the Error.
-  [[nodiscard]] Result<std::size_t> write(std::span<const std::byte> src, std::int64_t file_offset) const noexcept {
-    return check_io(hipFileWrite(handle_, src.data(), src.size(), static_cast<hoff_t>(file_offset), 0));
+  /// read() of a byte span (also takes what converts to one, e.g. a std::vector<std::byte>).
+  [[nodiscard]] Result<std::size_t> read(std::span<std::byte> dst, Offset file_offset) const noexcept {
+    return read_bytes(dst, file_offset);
+  }
+  /// Writes src.size_bytes() bytes at @p file_offset from @p src. @return the count or the Error.
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> write(std::span<T, N> src, Offset file_offset) const noexcept {
+    return write_bytes(detail::readable_bytes(src), file_offset);
+  }
+  /// write() of a byte span.
+  [[nodiscard]] Result<std::size_t> write(std::span<const std::byte> src, Offset file_offset) const noexcept {
+    return write_bytes(src, file_offset);
   }
 
   /**
@@ -198,61 +230,221 @@ class File {
    * @return the count; hipFileMemoryNotRegistered for an empty @p reg, hipFileInvalidValue
    *         when @p dst is not inside reg.region(), or the Error of the C call.
    */
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> read(const Registration& reg, std::span<T, N> dst,
+                                         Offset file_offset) const noexcept {
+    return read_registered(reg, detail::writable_bytes(dst), file_offset);
+  }
   [[nodiscard]] Result<std::size_t> read(const Registration& reg, std::span<std::byte> dst,
-                                         std::int64_t file_offset) const noexcept {
-    if (auto e = check_region(reg, dst); !e) return std::unexpected(e.error());
-    return check_io(hipFileRead(handle_, const_cast<void*>(reg.base()), dst.size(),
-                                static_cast<hoff_t>(file_offset), static_cast<hoff_t>(reg.offset_of(dst))));
+                                         Offset file_offset) const noexcept {
+    return read_registered(reg, dst, file_offset);
   }
   /// Writes from @p src, a subspan of reg.region(); errors as the registered read().
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<std::size_t> write(const Registration& reg, std::span<T, N> src,
+                                          Offset file_offset) const noexcept {
+    return write_registered(reg, detail::readable_bytes(src), file_offset);
+  }
   [[nodiscard]] Result<std::size_t> write(const Registration& reg, std::span<const std::byte> src,
-                                          std::int64_t file_offset) const noexcept {
-    if (auto e = check_region(reg, src); !e) return std::unexpected(e.error());
-    return check_io(hipFileWrite(handle_, reg.base(), src.size(), static_cast<hoff_t>(file_offset),
-                                 static_cast<hoff_t>(reg.offset_of(src))));
+                                          Offset file_offset) const noexcept {
+    return write_registered(reg, src, file_offset);
   }
 
   /**
    * @brief Fills all of @p dst from @p file_offset on, repeating short reads.
-   * @return Error::from_errno(ENODATA) when the file ends first (the bytes before that point
-   *         have been read), or the first Error of a read.
+   * @return an end-of-file Error (is_eof()) when the file ends first (the bytes before that
+   *         point have been read), or the first Error of a read.
    */
-  [[nodiscard]] Result<void> read_exact(std::span<std::byte> dst, std::int64_t file_offset) const noexcept {
-    return loop(dst, file_offset, [&](std::span<std::byte> part, std::int64_t off) { return read(part, off); });
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<void> read_exact(std::span<T, N> dst, Offset file_offset) const noexcept {
+    return read_exact(detail::writable_bytes(dst), file_offset);
+  }
+  [[nodiscard]] Result<void> read_exact(std::span<std::byte> dst, Offset file_offset) const noexcept {
+    return loop(dst, file_offset, [&](std::span<std::byte> part, Offset off) { return read_bytes(part, off); });
   }
   /// read_exact() into a subspan of a registered region.
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Result<void> read_exact(const Registration& reg, std::span<T, N> dst,
+                                        Offset file_offset) const noexcept {
+    return read_exact(reg, detail::writable_bytes(dst), file_offset);
+  }
   [[nodiscard]] Result<void> read_exact(const Registration& reg, std::span<std::byte> dst,
-                                        std::int64_t file_offset) const noexcept {
+                                        Offset file_offset) const noexcept {
     return loop(dst, file_offset,
-                [&](std::span<std::byte> part, std::int64_t off) { return read(reg, part, off); });
+                [&](std::span<std::byte> part, Offset off) { return read_registered(reg, part, off); });
   }
   /// Writes all of @p src, repeating short writes; a write that makes no progress is EIO.
-  [[nodiscard]] Result<void> write_all(std::span<const std::byte> src, std::int64_t file_offset) const noexcept {
-    return loop(src, file_offset, [&](std::span<const std::byte> part, std::int64_t off) { return write(part, off); });
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<void> write_all(std::span<T, N> src, Offset file_offset) const noexcept {
+    return write_all(detail::readable_bytes(src), file_offset);
+  }
+  [[nodiscard]] Result<void> write_all(std::span<const std::byte> src, Offset file_offset) const noexcept {
+    return loop(src, file_offset, [&](std::span<const std::byte> part, Offset off) { return write_bytes(part, off); });
   }
   /// write_all() from a subspan of a registered region.
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Result<void> write_all(const Registration& reg, std::span<T, N> src,
+                                       Offset file_offset) const noexcept {
+    return write_all(reg, detail::readable_bytes(src), file_offset);
+  }
   [[nodiscard]] Result<void> write_all(const Registration& reg, std::span<const std::byte> src,
-                                       std::int64_t file_offset) const noexcept {
+                                       Offset file_offset) const noexcept {
     return loop(src, file_offset,
-                [&](std::span<const std::byte> part, std::int64_t off) { return write(reg, part, off); });
+                [&](std::span<const std::byte> part, Offset off) { return write_registered(reg, part, off); });
   }
 
- private:
-  File(int fd, hipFileHandle_t h) noexcept : fd_(fd), handle_(h) {}
+  /**
+   * @brief Reads one value of a trivially copyable @p T at @p file_offset into **host** memory
+   *        (a header field, a length prefix): `auto n = file.read_value<std::uint64_t>(0);`
+   * @return the value; an end-of-file Error when fewer than sizeof(T) bytes remain.
+   */
+  template <Writable T>
+  [[nodiscard]] Result<T> read_value(Offset file_offset) const noexcept {
+    T value{};
+    if (auto r = read_exact(std::span<T, 1>(&value, 1), file_offset); !r) return unexpected(r.error());
+    return value;
+  }
+  /// Writes one trivially copyable value from host memory at @p file_offset.
+  template <Transferable T>
+  [[nodiscard]] Result<void> write_value(const T& value, Offset file_offset) const noexcept {
+    return write_all(std::span<const T, 1>(&value, 1), file_offset);
+  }
 
-  static Result<void> check_region(const Registration& reg, std::span<const std::byte> s) noexcept {
-    if (!reg) return std::unexpected(Error::from_op(hipFileMemoryNotRegistered));
-    if (!reg.contains(s)) return std::unexpected(Error::from_op(hipFileInvalidValue));
+  /**
+   * @brief Starts a read of dst.size_bytes() bytes at @p file_offset into @p dst and returns at
+   *        once; many may be in flight from one thread. The I/O runs on the library's
+   *        executor (one-entry C batch; see pending.hpp for lifetime and destruction).
+   * @return the Pending; get() gives the count (short at end of file) or the Error. A
+   *         zero-length read is finished at once with 0; a refused submission is finished
+   *         with its Error.
+   */
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> read_async(std::span<T, N> dst, Offset file_offset) const noexcept {
+    return start(hipFileBatchRead, detail::writable_bytes(dst).data(), dst.size_bytes(), file_offset, 0);
+  }
+  [[nodiscard]] Pending<std::size_t> read_async(std::span<std::byte> dst, Offset file_offset) const noexcept {
+    return start(hipFileBatchRead, dst.data(), dst.size(), file_offset, 0);
+  }
+  /// Starts a write of src.size_bytes() bytes from @p src at @p file_offset (as read_async).
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> write_async(std::span<T, N> src, Offset file_offset) const noexcept {
+    return start(hipFileBatchWrite, detail::readable_bytes(src).data(), src.size_bytes(), file_offset, 0);
+  }
+  [[nodiscard]] Pending<std::size_t> write_async(std::span<const std::byte> src, Offset file_offset) const noexcept {
+    return start(hipFileBatchWrite, src.data(), src.size(), file_offset, 0);
+  }
+  /// read_async() into a subspan of a registered region (registration base + offset).
+  template <Writable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> read_async(const Registration& reg, std::span<T, N> dst,
+                                                Offset file_offset) const noexcept {
+    return start_registered(hipFileBatchRead, reg, detail::writable_bytes(dst), file_offset);
+  }
+  /// write_async() from a subspan of a registered region.
+  template <Transferable T, std::size_t N>
+  [[nodiscard]] Pending<std::size_t> write_async(const Registration& reg, std::span<T, N> src,
+                                                 Offset file_offset) const noexcept {
+    return start_registered(hipFileBatchWrite, reg, detail::readable_bytes(src), file_offset);
+  }
+
+  /**
+   * @brief fdatasync(2): the written data (and the metadata needed to read it back) reaches
+   *        stable storage. The library does not sync per write (see doc/configuration.md).
+   * @return Error::from_errno of fdatasync (EBADF when empty).
+   */
+  [[nodiscard]] Result<void> sync() const noexcept {
+    int rc;
+    do {
+      rc = ::fdatasync(fd_);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) return unexpected(Error::last_errno().in(context(Operation::sync)));
     return {};
   }
 
+ private:
+
+  File(int fd, hipFileHandle_t h, std::shared_ptr<const std::string> path) noexcept
+      : fd_(fd), handle_(h), path_(std::move(path)) {}
+
+  static Result<File> adopt(int fd, std::shared_ptr<const std::string> path) noexcept {
+    hipFileDescr_t descr{};
+    descr.type = hipFileHandleTypeOpaqueFD;
+    descr.handle.fd = fd;
+    descr.fs_ops = nullptr;
+    hipFileHandle_t handle = nullptr;
+    if (auto r = check(hipFileHandleRegister(&handle, &descr)); !r)
+      return unexpected(r.error().in(Context{Operation::register_file, std::move(path), {}, {}}));
+    return File(fd, handle, std::move(path));
+  }
+
+  // The Error of a failed I/O, in its context (see detail::stale_handle for the driver case).
+  Error io_error(const Error& e, Operation op, Offset off, std::size_t len) const noexcept {
+    return detail::stale_handle(e, handle_).in(context(op, off, len));
+  }
+  Result<std::size_t> io_result(ssize_t r, Operation op, Offset off, std::size_t len) const noexcept {
+    if (r >= 0) return static_cast<std::size_t>(r);
+    return unexpected(io_error(Error::from_io_return(r), op, off, len));
+  }
+  Result<void> check_range(Operation op, Offset off, std::size_t len) const noexcept {
+    if (detail::valid_range(off, len)) return {};
+    return unexpected(Error::from_op(hipFileInvalidValue).in(context(op, off, len)));
+  }
+
+  Result<std::size_t> read_bytes(std::span<std::byte> dst, Offset off) const noexcept {
+    if (auto r = check_range(Operation::read, off, dst.size()); !r) return unexpected(r.error());
+    return io_result(hipFileRead(handle_, dst.data(), dst.size(), off, 0), Operation::read, off, dst.size());
+  }
+  Result<std::size_t> write_bytes(std::span<const std::byte> src, Offset off) const noexcept {
+    if (auto r = check_range(Operation::write, off, src.size()); !r) return unexpected(r.error());
+    return io_result(hipFileWrite(handle_, src.data(), src.size(), off, 0), Operation::write, off, src.size());
+  }
+  Result<std::size_t> read_registered(const Registration& reg, std::span<std::byte> dst, Offset off) const noexcept {
+    if (auto r = check_region(reg, dst); !r) return unexpected(r.error().in(context(Operation::read, off, dst.size())));
+    if (auto r = check_range(Operation::read, off, dst.size()); !r) return unexpected(r.error());
+    return io_result(hipFileRead(handle_, const_cast<void*>(reg.base()), dst.size(), off, reg.offset_of(dst)),
+                     Operation::read, off, dst.size());
+  }
+  Result<std::size_t> write_registered(const Registration& reg, std::span<const std::byte> src,
+                                       Offset off) const noexcept {
+    if (auto r = check_region(reg, src); !r) return unexpected(r.error().in(context(Operation::write, off, src.size())));
+    if (auto r = check_range(Operation::write, off, src.size()); !r) return unexpected(r.error());
+    return io_result(hipFileWrite(handle_, reg.base(), src.size(), off, reg.offset_of(src)), Operation::write, off,
+                     src.size());
+  }
+
+  Pending<std::size_t> start(hipFileOpcode_t opcode, const void* base, std::size_t size, Offset off,
+                             Offset buffer_offset) const noexcept {
+    const Operation op = opcode == hipFileBatchRead ? Operation::read : Operation::write;
+    if (auto r = check_range(op, off, size); !r) return Pending<>::finished(unexpected(r.error()));
+    return Pending<>::submit(batch_op(opcode, handle_, base, size, off, buffer_offset), context(op, off, size));
+  }
+  Pending<std::size_t> start_registered(hipFileOpcode_t opcode, const Registration& reg,
+                                        std::span<const std::byte> s, Offset off) const noexcept {
+    const Operation op = opcode == hipFileBatchRead ? Operation::read : Operation::write;
+    if (auto e = check_region(reg, s); !e) return Pending<>::finished(unexpected(e.error().in(context(op, off, s.size()))));
+    return start(opcode, reg.base(), s.size(), off, reg.offset_of(s));
+  }
+
+  static Result<void> check_region(const Registration& reg, std::span<const std::byte> s) noexcept {
+    if (!reg) return unexpected(Error::from_op(hipFileMemoryNotRegistered));
+    if (!reg.contains(s)) return unexpected(Error::from_op(hipFileInvalidValue));
+    return {};
+  }
+
+  // Repeats @p op until all of @p span is done. End of file is reported for the whole request
+  // (what the caller asked for), a failing part as that part.
   template <class Byte, class Op>
-  static Result<void> loop(std::span<Byte> span, std::int64_t file_offset, Op op) noexcept {
+  Result<void> loop(std::span<Byte> span, Offset file_offset, Op op) const noexcept {
+    constexpr Operation what = std::is_const_v<Byte> ? Operation::write : Operation::read;
+    if (auto r = check_range(what, file_offset, span.size()); !r) return r;
     std::size_t done = 0;
     while (done < span.size()) {
-      auto n = op(span.subspan(done), file_offset + static_cast<std::int64_t>(done));
-      if (!n) return std::unexpected(n.error());
-      if (*n == 0) return std::unexpected(Error::from_errno(std::is_const_v<Byte> ? EIO : ENODATA));
+      auto n = op(span.subspan(done), file_offset + static_cast<Offset>(done));
+      if (!n) return unexpected(n.error());
+      if (*n == 0) {
+        // A write that makes no progress would loop forever: EIO, as the kernel would say.
+        const Error e = std::is_const_v<Byte> ? Error::from_errno(EIO) : Error::end_of_file();
+        return unexpected(e.in(context(what, file_offset, span.size())));
+      }
       done += *n;
     }
     return {};
@@ -260,6 +452,7 @@ class File {
 
   int fd_ = -1;
   hipFileHandle_t handle_ = nullptr;
+  std::shared_ptr<const std::string> path_;  // shared with the Errors that name it
 };
 
 }  // namespace hipfile

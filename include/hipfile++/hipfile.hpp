@@ -12,6 +12,8 @@
 #pragma once
 
 #include "error.hpp"
+#include "span.hpp"
+#include "pending.hpp"
 #include "driver.hpp"
 #include "device_buffer.hpp"
 #include "registration.hpp"

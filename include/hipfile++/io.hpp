@@ -23,24 +23,24 @@
 #include "device_buffer.hpp"
 #include "error.hpp"
 #include "file.hpp"
+#include "span.hpp"
 
 namespace hipfile {
 
 /**
  * @brief Reads @p length bytes at @p offset of @p file into a new DeviceBuffer on @p device
  *        (-1: the current device).
- * @return the buffer, exactly @p length bytes; Error::from_errno(ENODATA) when the file ends
- *         before offset + length; hipFileInvalidValue for an offset beyond INT64_MAX; or the
- *         error of the allocation or the read.
+ * @return the buffer, exactly @p length bytes; an end-of-file Error (is_eof()) when the file
+ *         ends before offset + length; hipFileInvalidValue for a negative offset or a range
+ *         beyond INT64_MAX; or the error of the allocation or the read.
  */
-[[nodiscard]] inline Result<DeviceBuffer> read_to_device(const File& file, std::uint64_t offset, std::size_t length,
+[[nodiscard]] inline Result<DeviceBuffer> read_to_device(const File& file, Offset offset, std::size_t length,
                                                          int device = -1) noexcept {
-  if (offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-    return std::unexpected(Error::from_op(hipFileInvalidValue));
+  if (!detail::valid_range(offset, length))
+    return unexpected(Error::from_op(hipFileInvalidValue).in(file.context(Operation::read, offset, length)));
   auto buf = DeviceBuffer::allocate(length, device);
-  if (!buf) return std::unexpected(buf.error());
-  if (auto r = file.read_exact(buf->bytes(), static_cast<std::int64_t>(offset)); !r)
-    return std::unexpected(r.error());
+  if (!buf) return unexpected(buf.error().in(file.context(Operation::allocate, std::nullopt, length)));
+  if (auto r = file.read_exact(buf->bytes(), offset); !r) return unexpected(r.error());
   return std::move(*buf);
 }
 
@@ -48,8 +48,9 @@ namespace hipfile {
 /// gives an empty buffer.
 [[nodiscard]] inline Result<DeviceBuffer> read_to_device(const File& file, int device = -1) noexcept {
   auto size = file.size();
-  if (!size) return std::unexpected(size.error());
-  if (*size > std::numeric_limits<std::size_t>::max()) return std::unexpected(Error::from_errno(EFBIG));
+  if (!size) return unexpected(size.error());
+  if (*size > std::numeric_limits<std::size_t>::max())
+    return unexpected(Error::from_errno(EFBIG).in(file.context(Operation::read, 0, std::nullopt)));
   return read_to_device(file, 0, static_cast<std::size_t>(*size), device);
 }
 
@@ -57,7 +58,7 @@ namespace hipfile {
 /// DeviceBuffer on @p device: `auto buf = hipfile::read_to_device("data.bin");`
 [[nodiscard]] inline Result<DeviceBuffer> read_to_device(const char* path, int device = -1) noexcept {
   auto file = File::open(path, O_RDONLY);
-  if (!file) return std::unexpected(file.error());
+  if (!file) return unexpected(file.error());
   return read_to_device(*file, device);
 }
 [[nodiscard]] inline Result<DeviceBuffer> read_to_device(const std::string& path, int device = -1) noexcept {
@@ -65,20 +66,25 @@ namespace hipfile {
 }
 
 /// Opens @p path read-only and reads @p length bytes at @p offset into a new DeviceBuffer.
-[[nodiscard]] inline Result<DeviceBuffer> read_to_device(const char* path, std::uint64_t offset, std::size_t length,
+[[nodiscard]] inline Result<DeviceBuffer> read_to_device(const char* path, Offset offset, std::size_t length,
                                                          int device = -1) noexcept {
   auto file = File::open(path, O_RDONLY);
-  if (!file) return std::unexpected(file.error());
+  if (!file) return unexpected(file.error());
   return read_to_device(*file, offset, length, device);
 }
-[[nodiscard]] inline Result<DeviceBuffer> read_to_device(const std::string& path, std::uint64_t offset,
+[[nodiscard]] inline Result<DeviceBuffer> read_to_device(const std::string& path, Offset offset,
                                                          std::size_t length, int device = -1) noexcept {
   return read_to_device(path.c_str(), offset, length, device);
 }
 
 /// Writes all of @p src (device or host memory) at @p offset of @p file (File::write_all).
 [[nodiscard]] inline Result<void> write_from_device(const File& file, std::span<const std::byte> src,
-                                                    std::int64_t offset = 0) noexcept {
+                                                    Offset offset = 0) noexcept {
+  return file.write_all(src, offset);
+}
+/// write_from_device() of a typed span.
+template <Transferable T, std::size_t N>
+[[nodiscard]] Result<void> write_from_device(const File& file, std::span<T, N> src, Offset offset = 0) noexcept {
   return file.write_all(src, offset);
 }
 
@@ -89,8 +95,8 @@ namespace hipfile {
 [[nodiscard]] inline Result<void> write_from_device(const char* path, std::span<const std::byte> src,
                                                     mode_t mode = 0644) noexcept {
   auto file = File::open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-  if (!file) return std::unexpected(file.error());
-  if (auto r = file->write_all(src, 0); !r) return std::unexpected(r.error());
+  if (!file) return unexpected(file.error());
+  if (auto r = file->write_all(src, 0); !r) return unexpected(r.error());
   return file->close();
 }
 [[nodiscard]] inline Result<void> write_from_device(const std::string& path, std::span<const std::byte> src,

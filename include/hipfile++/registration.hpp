@@ -45,7 +45,7 @@ class Registration {
    */
   [[nodiscard]] static Result<Registration> create(std::span<const std::byte> region, int flags = 0) noexcept {
     if (auto r = check(hipFileBufRegister(region.data(), region.size(), flags)); !r)
-      return std::unexpected(r.error());
+      return unexpected(r.error().in(Context{Operation::register_buffer, nullptr, {}, region.size()}));
     return Registration(region.data(), region.size());
   }
   /// As create(std::as_bytes(region), flags), for typed spans.
@@ -86,7 +86,7 @@ class Registration {
     size_ = 0;
     const std::byte* b = std::exchange(base_, nullptr);
     if (!b) return {};
-    return check(hipFileBufDeregister(b));
+    return check(hipFileBufDeregister(b), Operation::deregister_buffer);
   }
   /// Gives up ownership: the caller must hipFileBufDeregister the returned base. Empty after.
   [[nodiscard]] const void* release() noexcept {
@@ -114,8 +114,8 @@ class Registration {
     return p >= b && p - b <= size_ && s.size() <= size_ - (p - b);
   }
   /// Offset of @p s from base(); meaningful only when contains(s).
-  [[nodiscard]] std::int64_t offset_of(std::span<const std::byte> s) const noexcept {
-    return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(s.data()) -
+  [[nodiscard]] Offset offset_of(std::span<const std::byte> s) const noexcept {
+    return static_cast<Offset>(reinterpret_cast<std::uintptr_t>(s.data()) -
                                      reinterpret_cast<std::uintptr_t>(base_));
   }
 
@@ -174,11 +174,11 @@ struct RegisteredBuffer {
  */
 [[nodiscard]] inline Result<RegisteredBuffer> make_registered_buffer(std::size_t bytes, int device = -1,
                                                                      int flags = 0) noexcept {
-  if (bytes == 0) return std::unexpected(Error::from_op(hipFileInvalidValue));
+  if (bytes == 0) return unexpected(Error::from_op(hipFileInvalidValue));
   auto buf = DeviceBuffer::allocate(bytes, device);
-  if (!buf) return std::unexpected(buf.error());
+  if (!buf) return unexpected(buf.error());
   auto reg = Registration::create(buf->bytes(), flags);
-  if (!reg) return std::unexpected(reg.error());
+  if (!reg) return unexpected(reg.error());
   return RegisteredBuffer(std::move(*buf), std::move(*reg));
 }
 

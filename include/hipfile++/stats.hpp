@@ -32,7 +32,7 @@ enum class Op : int { read = hipFileStatsOpRead, write = hipFileStatsOpWrite };
 /// The level-1 counters (small, by value).
 [[nodiscard]] inline Result<Level1> level1() noexcept {
   Level1 s{};
-  if (auto r = check(hipFileGetStatsL1(&s)); !r) return std::unexpected(r.error());
+  if (auto r = check(hipFileGetStatsL1(&s)); !r) return unexpected(r.error());
   return s;
 }
 
@@ -40,8 +40,8 @@ enum class Op : int { read = hipFileStatsOpRead, write = hipFileStatsOpWrite };
 /// Allocation failure is reported as hipFileInternalError rather than thrown.
 [[nodiscard]] inline Result<std::unique_ptr<Level3>> level3() noexcept {
   std::unique_ptr<Level3> s(new (std::nothrow) Level3{});
-  if (!s) return std::unexpected(Error::from_status({hipFileInternalError, hipSuccess}));
-  if (auto r = check(hipFileGetStatsL3(s.get())); !r) return std::unexpected(r.error());
+  if (!s) return unexpected(Error::from_status({hipFileInternalError, hipSuccess}));
+  if (auto r = check(hipFileGetStatsL3(s.get())); !r) return unexpected(r.error());
   return s;
 }
 
@@ -54,7 +54,7 @@ enum class Op : int { read = hipFileStatsOpRead, write = hipFileStatsOpWrite };
 
 [[nodiscard]] inline Result<int> level() noexcept {
   int l = 0;
-  if (auto r = check(hipFileGetStatsLevel(&l)); !r) return std::unexpected(r.error());
+  if (auto r = check(hipFileGetStatsLevel(&l)); !r) return unexpected(r.error());
   return l;
 }
 

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
@@ -62,4 +63,112 @@ TEST_CASE("Batch submit and poll read every byte") {
   CHECK(none->empty());
   CHECK(to_host(dev.get(), dev.size()) == pattern(dev.size(), 9));
   REQUIRE(b->cancel());
+}
+
+TEST_CASE("Batch in C++ terms: 1000 entries, split across C batches, one result each in order", "[batch]") {
+  constexpr std::size_t kEntries = 1000, kOp = 4096;
+  TempFile tf(kEntries * kOp, 14);
+  auto file = hipfile::File::open(tf.path(), O_RDONLY);
+  REQUIRE(file);
+  auto dev = hipfile::DeviceBuffer::allocate(kEntries * kOp);
+  REQUIRE(dev);
+  hipfile::Batch batch;
+  for (std::size_t i = 0; i < kEntries; ++i)  // scattered: entry i reads file block (i * 7) % n
+    batch.add_read(*file, dev->as<std::uint16_t>().subspan(i * kOp / 2, kOp / 2),
+                   static_cast<hipfile::Offset>((i * 7 % kEntries) * kOp));
+  CHECK(batch.size() == kEntries);
+  REQUIRE(batch.submit());
+  auto results = batch.wait();
+  REQUIRE(results.size() == kEntries);
+  for (const auto& r : results) CHECK(r == hipfile::Result<std::size_t>(kOp));
+  CHECK(batch.size() == 0);
+  const auto host = to_host(dev->data(), dev->size());
+  const auto file_bytes = pattern(kEntries * kOp, 14);
+  for (std::size_t i = 0; i < kEntries; ++i) {
+    CAPTURE(i);
+    const auto at = (i * 7 % kEntries) * kOp;
+    REQUIRE(std::equal(host.begin() + i * kOp, host.begin() + (i + 1) * kOp, file_bytes.begin() + at));
+  }
+}
+
+TEST_CASE("Batch: zero-length entries complete as 0, and wait() alone submits", "[batch]") {
+  TempFile tf(8192, 2);
+  auto file = hipfile::File::open(tf.path(), O_RDONLY);
+  REQUIRE(file);
+  std::vector<std::byte> host(8192);
+  hipfile::Batch batch;
+  batch.add_read(*file, std::span(host).first(0), 0);
+  batch.add_read(*file, std::span(host), 0);
+  batch.add_read(*file, std::span(host).first(0), 1 << 20);
+  auto results = batch.wait();
+  REQUIRE(results.size() == 3);
+  CHECK(results[0] == hipfile::Result<std::size_t>(0));
+  CHECK(results[1] == hipfile::Result<std::size_t>(8192));
+  CHECK(results[2] == hipfile::Result<std::size_t>(0));
+  CHECK(host == pattern(8192, 2));
+  CHECK(batch.wait().empty());  // empty after wait(), and reusable
+}
+
+TEST_CASE("Batch: a write to a read-only file reports -EBADF decoded as EBADF, not as a HIP error", "[batch]") {
+  TempFile tf(4096, 3);
+  auto ro = hipfile::File::open(tf.path(), O_RDONLY);
+  REQUIRE(ro);
+  std::vector<std::byte> host(4096, std::byte{0x5a});
+  std::vector<std::byte> back(4096);
+  hipfile::Batch batch;
+  batch.add_write(*ro, std::span<const std::byte>(host), 0);
+  batch.add_read(*ro, std::span(back), 0);
+  auto results = batch.wait();
+  REQUIRE(results.size() == 2);
+  REQUIRE(!results[0]);
+  CHECK(results[0].error().is_system());
+  CHECK(results[0].error().sys_errno() == EBADF);
+  CHECK(results[0].error().hip() == hipSuccess);
+  CHECK(results[1] == hipfile::Result<std::size_t>(4096));
+  CHECK(back == pattern(4096, 3));
+  CHECK(read_file(tf.path()) == pattern(4096, 3));
+}
+
+TEST_CASE("Batch: a refused entry fails alone, the others in its C batch still run", "[batch]") {
+  TempFile tf(3 * 4096, 4);
+  auto file = hipfile::File::open(tf.path(), O_RDONLY);
+  REQUIRE(file);
+  hipfile::File empty;
+  std::vector<std::byte> host(3 * 4096);
+  hipfile::Batch batch;
+  batch.add_read(*file, std::span(host).first(4096), 0);
+  batch.add_read(empty, std::span(host).subspan(4096, 4096), 4096);  // no handle: refused by the library
+  batch.add_read(*file, std::span(host).subspan(8192), 8192);
+  batch.add_read(*file, std::span(host).first(4096), -1);  // refused before the library
+  auto submitted = batch.submit();
+  REQUIRE(!submitted);
+  CHECK(submitted.error().op() == hipFileHandleNotRegistered);
+  auto results = batch.wait();
+  REQUIRE(results.size() == 4);
+  CHECK(results[0] == hipfile::Result<std::size_t>(4096));
+  REQUIRE(!results[1]);
+  CHECK(results[1].error().op() == hipFileHandleNotRegistered);
+  CHECK(results[2] == hipfile::Result<std::size_t>(4096));
+  REQUIRE(!results[3]);
+  CHECK(results[3].error().op() == hipFileInvalidValue);
+  CHECK(std::equal(host.begin(), host.begin() + 4096, pattern(4096, 4).begin()));
+  CHECK(std::equal(host.begin() + 8192, host.end(), pattern(4096, 4, 8192).begin()));
+}
+
+TEST_CASE("Batch: destroying a submitted batch cancels or waits, so the memory is free afterwards", "[batch]") {
+  constexpr std::size_t kEntries = 300, kOp = 16 * 1024;
+  TempFile tf(kEntries * kOp, 5);
+  auto file = hipfile::File::open(tf.path(), O_RDONLY);
+  REQUIRE(file);
+  {
+    std::vector<std::byte> host(kEntries * kOp);
+    hipfile::Batch batch;
+    for (std::size_t i = 0; i < kEntries; ++i)
+      batch.add_read(*file, std::span(host).subspan(i * kOp, kOp), static_cast<hipfile::Offset>(i * kOp));
+    REQUIRE(batch.submit());
+    hipfile::Batch moved = std::move(batch);
+    CHECK(batch.size() == 0);
+    CHECK(moved.size() == kEntries);
+  }  // moved dies before host: under ASan a late write would be a use-after-free
+  REQUIRE(file->close());
 }

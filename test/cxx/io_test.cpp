@@ -32,10 +32,11 @@ TEST_CASE("read_to_device reads a range", "[io]") {
   CHECK(buf->size() == 50000);
   CHECK(t::to_host(buf->data(), 50000) == t::pattern(50000, 42, 4097));
 
-  SECTION("a range past the end of the file is ENODATA") {
+  SECTION("a range past the end of the file is end of file, naming the path and range") {
     auto past = hipfile::read_to_device(tmp.path(), 90000, 20000);
     REQUIRE_FALSE(past.has_value());
-    CHECK(past.error() == Error::from_errno(ENODATA));
+    CHECK(past.error().is_eof());
+    CHECK(past.error().message() == "read of 20000 bytes at offset 90000 from '" + tmp.path() + "': end of file");
   }
   SECTION("an offset beyond INT64_MAX is invalid") {
     auto huge = hipfile::read_to_device(tmp.path(), ~std::uint64_t{0}, 16);

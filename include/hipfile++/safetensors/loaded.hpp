@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/**
+ * @file safetensors/loaded.hpp
+ * @brief hipfile::safetensors::LoadedCheckpoint: tensors in device memory that it owns (one
+ *        allocation per shard and device), as views, with typed access and release().
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../device_buffer.hpp"
+#include "dtype.hpp"
+#include "error.hpp"
+
+namespace hipfile::safetensors {
+
+/// One loaded tensor: a view of device memory. `data` is a device address (never
+/// dereference it on the host); it is nullptr for a tensor of zero bytes.
+struct LoadedTensor {
+  std::string name;
+  Dtype dtype = Dtype::U8;
+  std::vector<std::uint64_t> shape;
+  int device = -1;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  std::size_t allocation = 0;  ///< index into allocations() (meaningless when bytes == 0)
+
+  [[nodiscard]] std::string_view dtype_name() const noexcept { return safetensors::dtype_name(dtype); }
+  [[nodiscard]] std::uint64_t elements() const noexcept {
+    std::uint64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+};
+
+/// One device allocation (hipMalloc) holding the tensors of one shard on one device.
+struct Allocation {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  int device = -1;
+  std::size_t shard = 0;
+};
+
+/// How a load went: what the reads moved and where the time went (steady clock).
+struct LoadStats {
+  std::uint64_t reads = 0;         ///< hipFileRead calls (one per shard and device for a full load)
+  std::uint64_t bytes_read = 0;    ///< bytes they moved: the tensors plus gaps read between them
+  double allocate_seconds = 0;     ///< the hipMallocs
+  double read_seconds = 0;         ///< from the first read's start to the last read's end
+};
+
+/**
+ * @brief The result of load(): owns the allocations; tensors() are views into them.
+ *
+ * Ownership: move-only; destruction (or reset()) hipFrees every allocation. release() hands
+ * the allocations to the caller (to adopt into another framework) and keeps tensors()
+ * describing them. Thread safety: const members from any thread.
+ */
+class LoadedCheckpoint {
+ public:
+  LoadedCheckpoint() = default;
+  LoadedCheckpoint(LoadedCheckpoint&&) noexcept = default;
+  LoadedCheckpoint& operator=(LoadedCheckpoint&&) noexcept = default;
+  LoadedCheckpoint(const LoadedCheckpoint&) = delete;
+  LoadedCheckpoint& operator=(const LoadedCheckpoint&) = delete;
+  ~LoadedCheckpoint() = default;
+
+  /// In checkpoint order (shard, then offset).
+  [[nodiscard]] const std::vector<LoadedTensor>& tensors() const noexcept { return tensors_; }
+  [[nodiscard]] const LoadedTensor* find(std::string_view name) const noexcept {
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : &tensors_[it->second];
+  }
+  /// The allocations still owned (empty after release()).
+  [[nodiscard]] const std::vector<Allocation>& allocations() const noexcept { return allocations_; }
+  /// The bytes of all loaded tensors.
+  [[nodiscard]] std::uint64_t bytes() const noexcept {
+    std::uint64_t n = 0;
+    for (const auto& t : tensors_) n += t.bytes;
+    return n;
+  }
+
+  /**
+   * @brief The device bytes of tensor @p name as std::span<T> (device addresses).
+   * @return no_such_tensor; dtype_mismatch when the tensor's dtype is not dtype_of<T>;
+   *         invalid_argument when its address is not aligned for T (a file whose offsets
+   *         are not multiples of the element size).
+   */
+  template <class T>
+  [[nodiscard]] Result<std::span<T>> span(std::string_view name) const {
+    static_assert(has_dtype<T>, "T has no safetensors dtype (use bytes() for F4/F6 or raw access)");
+    const LoadedTensor* t = find(name);
+    if (t == nullptr) return detail::fail(Errc::no_such_tensor, "", std::string(name), "is not loaded");
+    constexpr Dtype want = dtype_of<T>::value;
+    if (t->dtype != want)
+      return detail::fail(Errc::dtype_mismatch, "", t->name,
+                          "is " + std::string(t->dtype_name()) + ", not " + std::string(dtype_name(want)));
+    if (reinterpret_cast<std::uintptr_t>(t->data) % alignof(T) != 0)
+      return detail::fail(Errc::invalid_argument, "", t->name,
+                          "is not aligned to " + std::to_string(alignof(T)) + " bytes in device memory");
+    return std::span<T>(static_cast<T*>(t->data), t->bytes / sizeof(T));
+  }
+  /// The device bytes of tensor @p name, whatever its dtype.
+  [[nodiscard]] Result<std::span<std::byte>> bytes(std::string_view name) const {
+    const LoadedTensor* t = find(name);
+    if (t == nullptr) return detail::fail(Errc::no_such_tensor, "", std::string(name), "is not loaded");
+    return std::span<std::byte>(static_cast<std::byte*>(t->data), t->bytes);
+  }
+
+  /**
+   * @brief Gives up ownership: the caller must hipFree every returned data pointer (after
+   *        the tensors are no longer used). tensors() keep their addresses.
+   */
+  [[nodiscard]] std::vector<Allocation> release() noexcept {
+    for (auto& b : owned_) (void)b.release();
+    owned_.clear();
+    return std::exchange(allocations_, {});
+  }
+  /// Frees every allocation now; the object becomes empty.
+  void reset() noexcept {
+    owned_.clear();
+    allocations_.clear();
+    tensors_.clear();
+    by_name_.clear();
+  }
+
+  /// What the load moved and how long its parts took.
+  [[nodiscard]] const LoadStats& stats() const noexcept { return stats_; }
+
+  /// For load(): records the stats.
+  void set_stats(const LoadStats& s) noexcept { stats_ = s; }
+  /// For load(): adds an owned allocation (its index is allocations().size() before).
+  void add_allocation(DeviceBuffer buffer, std::size_t shard) {
+    allocations_.push_back(Allocation{buffer.data(), buffer.size(), buffer.device(), shard});
+    owned_.push_back(std::move(buffer));
+  }
+  /// For load(): adds a tensor view.
+  void add_tensor(LoadedTensor t) {
+    by_name_.emplace(t.name, tensors_.size());
+    tensors_.push_back(std::move(t));
+  }
+
+ private:
+  std::vector<DeviceBuffer> owned_;
+  std::vector<Allocation> allocations_;
+  std::vector<LoadedTensor> tensors_;
+  std::map<std::string, std::size_t, std::less<>> by_name_;
+  LoadStats stats_;
+};
+
+}  // namespace hipfile::safetensors
