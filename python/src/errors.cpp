@@ -64,11 +64,14 @@ py::object error_type() {
 }  // namespace
 
 void raise_error(const Error& e, const std::string& context, const std::string& filename) {
-  std::string message = context.empty() ? e.message() : context + ": " + e.message();
-  py::object err_no = e.is_system() ? py::object(py::int_(e.sys_errno())) : py::object(py::none());
-  py::object op = e.is_system() && e.op() == hipFileInternalError ? py::object(py::none())
-                                                                   : py::object(py::int_(static_cast<int>(e.op())));
-  py::object file = filename.empty() ? py::object(py::none()) : py::object(py::str(filename));
+  // hipfile++ errors say what failed where they know it; the binding's own context is for
+  // the rest (an allocation, a copy, a registration).
+  const bool known = e.operation() != Operation::unknown;
+  std::string message = known || context.empty() ? e.message() : context + ": " + e.message();
+  py::object err_no = e.sys_errno() != 0 ? py::object(py::int_(e.sys_errno())) : py::object(py::none());
+  py::object op = e.op() == hipFileSuccess ? py::object(py::none()) : py::object(py::int_(static_cast<int>(e.op())));
+  const std::string& path = e.path().empty() ? filename : e.path();
+  py::object file = path.empty() ? py::object(py::none()) : py::object(py::str(path));
   py::object exc = error_type()(message, err_no, op, static_cast<int>(e.hip()), file);
   PyErr_SetObject(error_type().ptr(), exc.ptr());
   throw py::error_already_set();

@@ -171,7 +171,7 @@ def test_allocation_failure_raises_with_the_hip_error(hipcpu):
         hipfile.DeviceBuffer(4096)
     assert e.value.op_error == hipfile.OpError.HipDriverError and e.value.hip_error == HIP_ERROR_OUT_OF_MEMORY
     assert e.value.errno is None
-    assert str(e.value) == "allocating 4096 bytes on device 0: HIP runtime error: hipErrorOutOfMemory"
+    assert str(e.value) == "allocate of 4096 bytes: HIP runtime error: hipErrorOutOfMemory"
 
 
 def test_copy_failure_raises_and_names_the_copy(hipcpu):

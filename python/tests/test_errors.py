@@ -19,7 +19,7 @@ def test_error_is_an_oserror_with_errno_and_filename():
     assert type(err) is hipfile.Error
     assert err.errno == errno.ENOENT and err.op_error is None and err.hip_error == 0
     assert err.filename == "/nonexistent-dir/x.bin"
-    assert str(err) == "open '/nonexistent-dir/x.bin': No such file or directory (errno 2)"
+    assert str(err) == "open '/nonexistent-dir/x.bin': No such file or directory (ENOENT)"
     assert err.message == str(err)
 
 
@@ -39,14 +39,14 @@ def test_writing_a_read_only_file_names_the_write(path):
         with pytest.raises(hipfile.Error) as e:
             f.write(b"zz", file_offset=7)
     assert e.value.errno == errno.EBADF
-    assert str(e.value) == f"write of 2 bytes at offset 7 to '{path}': Bad file descriptor (errno 9)"
+    assert str(e.value) == f"write of 2 bytes at offset 7 to '{path}': Bad file descriptor (EBADF)"
 
 
 def test_opening_a_directory_is_an_invalid_file_type(tmp_path_factory_dir):
     with pytest.raises(hipfile.Error) as e:
         hipfile.File(tmp_path_factory_dir)
     assert e.value.op_error == hipfile.OpError.InvalidFileType and e.value.errno is None
-    assert str(e.value) == f"open '{tmp_path_factory_dir}': invalid file type (not a regular file or block device)"
+    assert str(e.value) == f"register '{tmp_path_factory_dir}': invalid file type (not a regular file or block device)"
 
 
 def test_an_injected_hip_failure_inside_a_device_read_is_a_hip_driver_error(path, hipcpu):

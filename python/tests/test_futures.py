@@ -75,7 +75,7 @@ def test_a_failed_operation_raises_from_get_with_the_errno(path):
         with pytest.raises(hipfile.Error) as e:
             fu.get()
         assert e.value.errno == 9
-        assert str(e.value) == f"write of 4 bytes at offset 0 to '{path}': Bad file descriptor (errno 9)"
+        assert str(e.value) == f"write of 4 bytes at offset 0 to '{path}': Bad file descriptor (EBADF)"
         with pytest.raises(hipfile.Error):
             fu.get()  # the same error again
         assert fu.done()
