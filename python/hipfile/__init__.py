@@ -32,7 +32,10 @@ OpError.__doc__ = "hipFile op error numbers (hipFileOpError_t without the 'hipFi
 OpError.__module__ = __name__
 _error.OpError = OpError
 Error = _error.Error
-Error.__module__ = __name__
+CheckpointError = _error.CheckpointError
+MissingTensorError = _error.MissingTensorError
+for _cls in (Error, CheckpointError, MissingTensorError):
+    _cls.__module__ = __name__
 
 from ._tensor import Tensor  # noqa: E402
 from ._safetensors import load_safetensors, save_safetensors  # noqa: E402
@@ -40,6 +43,7 @@ from ._safetensors import load_safetensors, save_safetensors  # noqa: E402
 platform = _hipfile.platform
 
 __all__ = [
+    "CheckpointError",
     "DeviceBuffer",
     "Error",
     "File",
@@ -52,6 +56,7 @@ __all__ = [
     "driver_close",
     "driver_open",
     "library_version",
+    "MissingTensorError",
     "load_safetensors",
     "register",
     "save_safetensors",

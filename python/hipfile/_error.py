@@ -43,3 +43,29 @@ def _op_error(value):
         return OpError(value)
     except ValueError:
         return value
+
+
+class CheckpointError(ValueError):
+    """A safetensors checkpoint that is malformed, or a request it cannot satisfy.
+
+    Attributes:
+        code: what is wrong, as a name: "invalid_json", "offsets_overlap", "size_mismatch", ...
+            (the Errc of <hipfile++/safetensors/error.hpp>).
+        file: the checkpoint file (shard or index) concerned, "" when none.
+        tensor: the tensor concerned, "" when the error is about the whole file.
+        message: "FILE: tensor 'NAME': WHAT".
+    """
+
+    def __init__(self, message, code, file="", tensor=""):
+        super().__init__(message)
+        self.message, self.code, self.file, self.tensor = message, code, file, tensor
+
+    def __str__(self):
+        return self.message
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.code, self.file, self.tensor))
+
+
+class MissingTensorError(CheckpointError, KeyError):
+    """A tensor name asked for is not in the checkpoint (code "no_such_tensor")."""

@@ -67,5 +67,6 @@ void bind_file(py::module_& m);
 void bind_future(py::module_& m);
 void bind_registration(py::module_& m);
 void bind_stats(py::module_& m);
+void bind_safetensors(py::module_& m);
 
 }  // namespace hipfile::py_binding

@@ -5,12 +5,16 @@
 #include <hipfile++/device_buffer.hpp>
 
 #include <cstddef>
+#include <utility>
 
 namespace hipfile::py_binding {
 
 class PyDeviceBuffer {
  public:
   PyDeviceBuffer(std::size_t nbytes, int device);
+  /// Takes over @p memory (hipMalloc'ed on @p device), to be hipFreed by this object.
+  PyDeviceBuffer(DeviceBuffer memory, std::size_t nbytes, int device) noexcept
+      : buffer_(std::move(memory)), nbytes_(nbytes), device_(device) {}
 
   [[nodiscard]] void* data() const noexcept { return buffer_.data(); }
   [[nodiscard]] std::size_t nbytes() const noexcept { return nbytes_; }

@@ -46,4 +46,7 @@ PYBIND11_MODULE(_hipfile, m) {
   bind_future(m);
   bind_registration(m);
   bind_stats(m);
+#ifdef HIPFILE_PY_SAFETENSORS
+  bind_safetensors(m);
+#endif
 }
