@@ -107,6 +107,17 @@ def _describe(name, value):
     raise ValueError(f"hipfile: tensor {name!r}: dtype {text} has no safetensors equivalent")
 
 
+def _torch_bytes(name, t):
+    """A torch tensor's bytes as a uint8 tensor: bf16 and float8 have no __cuda_array_interface__
+    typestr and not every DLPack exports them; the bytes are what the file holds anyway."""
+    if not t.is_contiguous():
+        raise ValueError(f"hipfile: tensor {name!r}: the Tensor buffer is not C-contiguous; pass a contiguous "
+                         f"one (tensor.contiguous())")
+    import torch
+
+    return t.reshape(-1).view(torch.uint8)
+
+
 class _Bytes:
     """A hipfile.Tensor's bytes as a uint8 DLPack export (its dtype may have no DLPack code)."""
 
@@ -139,5 +150,7 @@ def save_safetensors(tensors, path, metadata=None):
             value = _Bytes(value) if value.nbytes else b""
         elif 0 in tuple(shape):
             value = b""  # an empty tensor: no bytes, and frameworks' empty exports may be odd
+        elif str(getattr(value, "dtype", "")).startswith("torch."):
+            value = _torch_bytes(name, value)
         items.append((name, dtype, list(shape), value))
     _hipfile._save_safetensors(os.fspath(path), items, metadata or {})
