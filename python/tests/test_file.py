@@ -180,3 +180,11 @@ def test_read_into_a_buffer_on_the_second_device(path):
         assert f.read(dst) == data.size
     assert dst.device == 1
     assert np.array_equal(device_bytes(dst), data)
+
+
+def test_paths_are_str_bytes_or_path_like(path):
+    write_file(path, b"abc")
+    with hipfile.File(os.fsencode(path)) as f:
+        assert f.path == path and f.size() == 3
+    with pytest.raises(TypeError):
+        hipfile.File(3.5)

@@ -122,3 +122,17 @@ def test_closing_the_file_while_futures_run_waits_for_them(path):
     for i, r in enumerate(results):
         if r is not None:
             assert r == 1 << 18 and np.array_equal(got[i << 18:(i + 1) << 18], data[i << 18:(i + 1) << 18])
+
+
+def test_an_injected_hip_failure_reaches_get(path, hipcpu):
+    write_file(path, pattern(1 << 16, seed=56))
+    buf = hipfile.DeviceBuffer(1 << 16)
+    with hipfile.File(path) as f:
+        hipcpu.inject("hipMemcpyAsync", 1, count=1000)  # hipErrorInvalidValue
+        fu = f.pread(buf)
+        with pytest.raises(hipfile.Error) as e:
+            fu.get()
+        hipcpu.clear()
+        assert f.pread(buf).get() == 1 << 16
+    assert e.value.op_error == hipfile.OpError.HipDriverError
+    assert str(e.value).startswith(f"read of 65536 bytes at offset 0 from '{path}': ")
