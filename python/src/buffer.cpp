@@ -59,7 +59,11 @@ int device_of(const void* ptr, bool* is_device) {
     (void)hipGetLastError();
     return -1;
   }
+#if HIP_VERSION_MAJOR >= 6
   *is_device = attr.type == hipMemoryTypeDevice;
+#else
+  *is_device = attr.memoryType == hipMemoryTypeDevice && !attr.isManaged;  // ROCm 5's field
+#endif
   return attr.device;
 }
 
