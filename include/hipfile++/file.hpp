@@ -202,7 +202,7 @@ class File {
    *        or host memory, or memory inside a registration, which the library finds itself:
    *        hipFileRead(handle, dst.data(), size, offset, 0)). Any trivially copyable element
    *        type: `file.read(buf.as<float>(), 0)`.
-   * @return the byte count, short at end of file (0 at or after it); hipFileInvalidValue for a
+   * @return the byte count, short at end of file (0 at or after it); EINVAL (a system error, as the C API gives) for a
    *         negative offset or a range beyond INT64_MAX; or the Error of the C call.
    */
   template <Writable T, std::size_t N>
@@ -386,7 +386,7 @@ class File {
   }
   Result<void> check_range(Operation op, Offset off, std::size_t len) const noexcept {
     if (detail::valid_range(off, len)) return {};
-    return unexpected(Error::from_op(hipFileInvalidValue).in(context(op, off, len)));
+    return unexpected(Error::from_errno(EINVAL).in(context(op, off, len)));
   }
 
   Result<std::size_t> read_bytes(std::span<std::byte> dst, Offset off) const noexcept {

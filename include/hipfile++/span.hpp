@@ -25,7 +25,7 @@ namespace hipfile {
  *
  * Signed 64-bit, the same type as `off_t`/`hoff_t` on 64-bit Linux, so a value from lseek or
  * the C API passes unchanged. A negative offset, or an offset + length beyond INT64_MAX, is
- * refused with hipFileInvalidValue before any C call.
+ * refused with EINVAL (a system error, as hipFile 0.4+ reports it) before any C call.
  */
 using Offset = std::int64_t;
 

@@ -32,7 +32,7 @@ enum class Op : int { read = hipFileStatsOpRead, write = hipFileStatsOpWrite };
 /// The level-1 counters (small, by value).
 [[nodiscard]] inline Result<Level1> level1() noexcept {
   Level1 s{};
-  if (auto r = check(hipFileGetStatsL1(&s)); !r) return unexpected(r.error());
+  if (auto r = check(hipFileGetStatsExL1(&s, sizeof s)); !r) return unexpected(r.error());
   return s;
 }
 
@@ -41,7 +41,7 @@ enum class Op : int { read = hipFileStatsOpRead, write = hipFileStatsOpWrite };
 [[nodiscard]] inline Result<std::unique_ptr<Level3>> level3() noexcept {
   std::unique_ptr<Level3> s(new (std::nothrow) Level3{});
   if (!s) return unexpected(Error::from_status({hipFileInternalError, hipSuccess}));
-  if (auto r = check(hipFileGetStatsL3(s.get())); !r) return unexpected(r.error());
+  if (auto r = check(hipFileGetStatsExL3(s.get(), sizeof *s)); !r) return unexpected(r.error());
   return s;
 }
 

@@ -41,8 +41,10 @@
 extern "C" {
 #endif
 
+/* The hipFile API version this library implements (README, "ABI and versioning"): 0.5, whose
+ * statistics calls below consumers test for with HIPFILE_VERSION_* and hipFileGetVersion. */
 #define HIPFILE_VERSION_MAJOR 0
-#define HIPFILE_VERSION_MINOR 2
+#define HIPFILE_VERSION_MINOR 5
 #define HIPFILE_VERSION_PATCH 0
 
 /** File offsets: off_t on POSIX. */
@@ -109,9 +111,17 @@ typedef struct __HIPFILE_NODISCARD hipFileError {
  *  Needs no driver and never fails. */
 HIPFILE_API const char *hipFileGetOpErrorString(hipFileOpError_t status);
 
-/* For ssize_t I/O returns: true when the value is a (negated) hipFile op error. */
+/* IS_HIPFILE_ERR(x): true when |x| > HIPFILE_BASE_ERR, i.e. x is a hipFileOpError_t (an .err
+ * field) or a negated one (a hipFileRead/Write return below -1). It tests the magnitude only:
+ * hipFileSuccess, -1 (errno) and -hipError_t values are false, but so is nothing about a byte
+ * count: a successful read of more than 5000 bytes is "true". Apply it to a return only after
+ * checking that the return is negative. x is converted to int first.
+ * HIPFILE_ERRSTR(x): the text of the op error |x| (hipFileGetOpErrorString), for either sign;
+ * "Unknown hipFile error" for values that are not op errors. */
 #define IS_HIPFILE_ERR(x) (abs((int)(x)) > HIPFILE_BASE_ERR)
 #define HIPFILE_ERRSTR(x) hipFileGetOpErrorString((hipFileOpError_t)abs((int)(x)))
+/* IS_HIP_DRV_ERR(e): true when the hipFileError_t e carries a HIP runtime error, which
+ * HIP_DRV_ERR(e) then gives (hipSuccess otherwise). Both evaluate e more than once. */
 #ifndef IS_HIP_DRV_ERR
 #define IS_HIP_DRV_ERR(e) ((e).err == hipFileHipDriverError)
 #endif
@@ -337,6 +347,135 @@ HIPFILE_API hipFileError_t hipFileStreamDeregister(hipStream_t stream);
 
 /** Writes the library version; any pointer may be NULL. Needs no driver. */
 HIPFILE_API hipFileError_t hipFileGetVersion(unsigned *major, unsigned *minor, unsigned *patch);
+
+/* ---------------------------------------------------------------------------------------------
+ * Statistics, hipFile 0.5 (cuFile's CUfileStatsLevel1/2/3 shape)
+ *
+ * Counted once per completed request, whatever path served it, at statistics level 1 and up
+ * (HIPFILE_STATS_LEVEL, hipFileParamProfileStats, hipFileSetStatsLevel); the histograms of
+ * level 2 need level 2. Which fields this library fills, and how each is derived, is listed in
+ * doc/statistics.md; fields it has no source for (RDMA, P2P, utilization, the UUID) read 0.
+ * The richer counters of <hipfile/hipfile_stats.h> are separate calls.
+ * ------------------------------------------------------------------------------------------- */
+
+/** Slots in hipFileStatsLevel3_t.per_gpu_stats; a device index beyond the last is counted there. */
+#define HIPFILE_MAX_GPUS 16
+/** Bytes of hipFilePerGpuStats_t.uuid. */
+#define HIPFILE_GPU_UUID_LEN 16
+
+/** Successful (ok) and failed (err) calls of one kind. */
+typedef struct hipFileOpCounter {
+    uint64_t ok;
+    uint64_t err;
+} hipFileOpCounter_t;
+
+/** Process-wide counters; latencies in microseconds, bandwidths in bytes per second of I/O time. */
+typedef struct hipFileStatsLevel1 {
+    hipFileOpCounter_t read_ops;
+    hipFileOpCounter_t write_ops;
+    hipFileOpCounter_t hdl_register_ops;
+    hipFileOpCounter_t hdl_deregister_ops;
+    hipFileOpCounter_t buf_register_ops;
+    hipFileOpCounter_t buf_deregister_ops;
+    uint64_t read_bytes;
+    uint64_t write_bytes;
+    uint64_t read_bw_bytes_per_sec;
+    uint64_t write_bw_bytes_per_sec;
+    uint64_t read_lat_avg_us;
+    uint64_t write_lat_avg_us;
+    uint64_t read_ops_per_sec;
+    uint64_t write_ops_per_sec;
+    uint64_t read_lat_sum_us;
+    uint64_t write_lat_sum_us;
+    hipFileOpCounter_t batch_submit_ops;
+    hipFileOpCounter_t batch_complete_ops;
+    hipFileOpCounter_t batch_setup_ops;
+    hipFileOpCounter_t batch_cancel_ops;
+    hipFileOpCounter_t batch_destroy_ops;
+    hipFileOpCounter_t batch_enqueued_ops;
+    hipFileOpCounter_t batch_posix_enqueued_ops;
+    hipFileOpCounter_t batch_processed_ops;
+    hipFileOpCounter_t batch_posix_processed_ops;
+    hipFileOpCounter_t batch_nvfs_submit_ops;
+    hipFileOpCounter_t batch_p2p_submit_ops;
+    hipFileOpCounter_t batch_aio_submit_ops;
+    hipFileOpCounter_t batch_iouring_submit_ops;
+    hipFileOpCounter_t batch_mixed_io_submit_ops;
+    hipFileOpCounter_t batch_total_submit_ops;
+    uint64_t batch_read_bytes;
+    uint64_t batch_write_bytes;
+    uint64_t batch_read_bw_bytes;
+    uint64_t batch_write_bw_bytes;
+    uint64_t batch_submit_lat_avg_us;
+    uint64_t batch_completion_lat_avg_us;
+    uint64_t batch_submit_ops_per_sec;
+    uint64_t batch_complete_ops_per_sec;
+    uint64_t batch_submit_lat_sum_us;
+    uint64_t batch_completion_lat_sum_us;
+    uint64_t last_batch_read_bytes;
+    uint64_t last_batch_write_bytes;
+} hipFileStatsLevel1_t;
+
+/** Level 1 plus request sizes: bucket i counts requests of [2^i, 2^(i+1)) KiB (bucket 0 also
+ *  those under 1 KiB, bucket 31 everything larger). */
+typedef struct hipFileStatsLevel2 {
+    hipFileStatsLevel1_t basic;
+    uint64_t read_size_kb_hist[32];
+    uint64_t write_size_kb_hist[32];
+} hipFileStatsLevel2_t;
+
+/** One device's counters; "nvfs" counts requests a GPU-direct fastpath served, "posix" those of
+ *  the staging engine. */
+typedef struct hipFilePerGpuStats {
+    char uuid[HIPFILE_GPU_UUID_LEN];
+    uint64_t read_bytes;
+    uint64_t read_bw_bytes_per_sec;
+    uint64_t read_utilization;
+    uint64_t read_duration_us;
+    uint64_t n_total_reads;
+    uint64_t n_p2p_reads;
+    uint64_t n_nvfs_reads;
+    uint64_t n_posix_reads;
+    uint64_t n_unaligned_reads;
+    uint64_t n_dr_reads;
+    uint64_t n_sparse_regions;
+    uint64_t n_inline_regions;
+    uint64_t n_reads_err;
+    /* cuFile spells it writes_bytes; hipFile 0.5's consumers use both: one field, two names. */
+    union {
+        uint64_t writes_bytes;
+        uint64_t write_bytes;
+    };
+    uint64_t write_bw_bytes_per_sec;
+    uint64_t write_utilization;
+    uint64_t write_duration_us;
+    uint64_t n_total_writes;
+    uint64_t n_p2p_writes;
+    uint64_t n_nvfs_writes;
+    uint64_t n_posix_writes;
+    uint64_t n_unaligned_writes;
+    uint64_t n_dr_writes;
+    uint64_t n_writes_err;
+    uint64_t n_mmap;
+    uint64_t n_mmap_ok;
+    uint64_t n_mmap_err;
+    uint64_t n_mmap_free;
+    uint64_t reg_bytes;
+} hipFilePerGpuStats_t;
+
+/** Level 2 plus per-device counters; num_gpus is the number of HIP devices (at most
+ *  HIPFILE_MAX_GPUS). */
+typedef struct hipFileStatsLevel3 {
+    hipFileStatsLevel2_t detailed;
+    uint32_t num_gpus;
+    hipFilePerGpuStats_t per_gpu_stats[HIPFILE_MAX_GPUS];
+} hipFileStatsLevel3_t;
+
+/** Copy the statistics into *stats. NULL gives hipFileInvalidValue. Never opens the driver and
+ *  succeeds at every level (level 0: what was counted before it was set). Thread-safe. */
+HIPFILE_API hipFileError_t hipFileGetStatsL1(hipFileStatsLevel1_t *stats);
+HIPFILE_API hipFileError_t hipFileGetStatsL2(hipFileStatsLevel2_t *stats);
+HIPFILE_API hipFileError_t hipFileGetStatsL3(hipFileStatsLevel3_t *stats);
 
 /* ---------------------------------------------------------------------------------------------
  * Parameters (cuFile semantics: set while the driver is closed, applied on open, reset on the

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /**
  * @file hipfile_stats.h
- * @brief In-process I/O statistics of libhipfile, in the spirit of cuFile's cuFileGetStatsL1-L3.
+ * @brief In-process I/O statistics of libhipfile, richer than hipFile 0.5's hipFileGetStatsL1-L3
+ *        (declared in <hipfile.h>, from the same counts): per path, operation and device, with
+ *        histograms of sizes and latencies.
  *
  * Every synchronous, batch and async request is counted once, when it completes, under the path
  * that served it (staging engine into device memory, host memory, a fastpath) and its operation
@@ -9,7 +11,9 @@
  *   0  nothing is recorded;
  *   1  (default) per path and operation: operations, bytes, errors, total time;
  *   2  level 1 plus request-size and latency histograms;
- *   3  level 2 plus per-device counters.
+ *   3  level 2 plus per-device counters (since 0.5 these are recorded from level 1, because
+ *      hipFile 0.5's hipFileGetStatsL3 reports per-device figures at its default level; level 3
+ *      is kept and records what level 2 does).
  * Recording costs a few relaxed atomic additions on a per-thread shard.
  *
  * Histogram bucket i counts values v with 2^i <= v < 2^(i+1) (bucket 0 also counts 0); the
@@ -73,10 +77,17 @@ typedef struct hipFileStatsL3 {
     hipFileStatsCounters_t device[HIPFILE_STATS_MAX_DEVICES][hipFileStatsOpCount];
 } hipFileStatsL3_t;
 
-/** Copy the statistics; NULL gives hipFileInvalidValue. Never opens the driver. */
-HIPFILE_API hipFileError_t hipFileGetStatsL1(hipFileStatsL1_t *stats);
-HIPFILE_API hipFileError_t hipFileGetStatsL2(hipFileStatsL2_t *stats);
-HIPFILE_API hipFileError_t hipFileGetStatsL3(hipFileStatsL3_t *stats);
+/**
+ * Copy the statistics into *stats, whose size the caller passes (sizeof *stats): the library
+ * fills the first min(size, its own sizeof) bytes and zeroes the rest, so a program built with
+ * a newer header that appended fields reads 0 there, and one built with an older header gets
+ * no more bytes than it has (README, "ABI and versioning"). `version` says which layout filled
+ * it. NULL, or a size below the version-1 struct, gives hipFileInvalidValue. Never opens the
+ * driver. (hipFileGetStatsL1-L3 in <hipfile.h> are hipFile 0.5's calls with cuFile's layouts.)
+ */
+HIPFILE_API hipFileError_t hipFileGetStatsExL1(hipFileStatsL1_t *stats, size_t size);
+HIPFILE_API hipFileError_t hipFileGetStatsExL2(hipFileStatsL2_t *stats, size_t size);
+HIPFILE_API hipFileError_t hipFileGetStatsExL3(hipFileStatsL3_t *stats, size_t size);
 /** Zero every counter. */
 HIPFILE_API hipFileError_t hipFileStatsReset(void);
 /** The recording level, 0-3. NULL gives hipFileInvalidValue. */

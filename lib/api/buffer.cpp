@@ -5,38 +5,45 @@
 
 #include "api/guard.hpp"
 #include "engine/driver.hpp"
+#include "engine/stats.hpp"
 #include "gpu/hip.hpp"
 
 using hipfile::api::guarded;
 using hipfile::engine::Driver;
 using hipfile::gpu::MemKind;
+namespace stats = hipfile::engine::stats;
 
-extern "C" {
+namespace {
 
-HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t length, int flags) {
+// The checks and the table insert of hipFileBufRegister, with the driver open.
+hipFileError_t register_buffer(Driver& driver, const void* buffer_base, size_t length, int flags) {
+  if (buffer_base == nullptr) return {hipFileInvalidValue, hipSuccess};
+  if (driver.buffers.contains_base(buffer_base)) return {hipFileMemoryAlreadyRegistered, hipSuccess};
+  hipfile::gpu::PointerInfo info;
+  if (hipError_t e = hipfile::gpu::query_pointer(buffer_base, info); e != hipSuccess) {
+    if (e == hipErrorInvalidValue || e == hipErrorNotFound) return {hipFileInvalidValue, hipSuccess};
+    return {hipFileHipDriverError, e};
+  }
+  if (info.kind != MemKind::Device && !driver.config()->allow_system_memory)
+    return {hipFileHipMemoryTypeInvalid, hipSuccess};
+  const auto* base = static_cast<const std::byte*>(buffer_base);
+  const auto addr = reinterpret_cast<std::uintptr_t>(base);
+  if (length > UINTPTR_MAX - addr) return {hipFileHipPointerRangeError, hipSuccess};
+  if (info.alloc_base != nullptr && length > static_cast<std::size_t>(info.alloc_base + info.alloc_size - base))
+    return {hipFileHipPointerRangeError, hipSuccess};
+  return driver.buffers.add(base, length, info.device, info.kind, flags).to_error();
+}
+
+hipFileError_t buf_register(const void* buffer_base, size_t length, int flags) {
   return guarded([&]() -> hipFileError_t {
+    // Upstream opens even when the registration then fails. The open and the insert are one
+    // step for a concurrent last close (Driver::register_open).
     Driver& driver = Driver::get();
-    driver.open_implicitly();  // upstream opens even when the registration then fails
-    if (buffer_base == nullptr) return {hipFileInvalidValue, hipSuccess};
-    if (driver.buffers.contains_base(buffer_base)) return {hipFileMemoryAlreadyRegistered, hipSuccess};
-    hipfile::gpu::PointerInfo info;
-    if (hipError_t e = hipfile::gpu::query_pointer(buffer_base, info); e != hipSuccess) {
-      if (e == hipErrorInvalidValue || e == hipErrorNotFound) return {hipFileInvalidValue, hipSuccess};
-      return {hipFileHipDriverError, e};
-    }
-    if (info.kind != MemKind::Device && !driver.config()->allow_system_memory)
-      return {hipFileHipMemoryTypeInvalid, hipSuccess};
-    const auto* base = static_cast<const std::byte*>(buffer_base);
-    const auto addr = reinterpret_cast<std::uintptr_t>(base);
-    if (length > UINTPTR_MAX - addr) return {hipFileHipPointerRangeError, hipSuccess};
-    if (info.alloc_base != nullptr &&
-        length > static_cast<std::size_t>(info.alloc_base + info.alloc_size - base))
-      return {hipFileHipPointerRangeError, hipSuccess};
-    return driver.buffers.add(base, length, info.device, info.kind, flags).to_error();
+    return driver.register_open([&] { return register_buffer(driver, buffer_base, length, flags); });
   });
 }
 
-HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
+hipFileError_t buf_deregister(const void* buffer_base) {
   return guarded([&]() -> hipFileError_t {
     Driver& driver = Driver::get();
     if (!driver.is_open()) return {hipFileDriverClosing, hipSuccess};
@@ -44,6 +51,22 @@ HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
     if (!driver.buffers.remove(buffer_base)) return {hipFileMemoryNotRegistered, hipSuccess};
     return {hipFileSuccess, hipSuccess};
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+HIPFILE_API hipFileError_t hipFileBufRegister(const void* buffer_base, size_t length, int flags) {
+  hipFileError_t e = buf_register(buffer_base, length, flags);
+  stats::count(stats::Call::BufRegister, e.err == hipFileSuccess);
+  return e;
+}
+
+HIPFILE_API hipFileError_t hipFileBufDeregister(const void* buffer_base) {
+  hipFileError_t e = buf_deregister(buffer_base);
+  stats::count(stats::Call::BufDeregister, e.err == hipFileSuccess);
+  return e;
 }
 
 }  // extern "C"

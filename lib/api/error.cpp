@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <hipfile/hipfile.h>
 
+#include "api/guard.hpp"
+
 extern "C" {
 
 HIPFILE_API const char* hipFileGetOpErrorString(hipFileOpError_t status) {
-  switch (status) {
+  switch (hipfile::api::enum_value(status)) {  // any int from C: compared as one
     case hipFileSuccess: return "hipFile success";
     case hipFileDriverNotInitialized: return "hipFile driver is not initialized";
     case hipFileDriverInvalidProps: return "invalid driver property";

@@ -7,6 +7,8 @@
 
 #include <sys/types.h>
 
+#include <cstring>
+
 namespace hipfile::api {
 
 template <class F>
@@ -25,6 +27,17 @@ ssize_t guarded_io(F&& body) noexcept {
   } catch (...) {
     return -static_cast<ssize_t>(hipFileInternalError);
   }
+}
+
+/// The integer a C caller passed where the C API has an enum type, read without loading a C++
+/// enum: a value outside the enum's range is undefined behaviour as one, and C passes anything.
+/// Validate the integer, then convert.
+template <class E>
+int enum_value(const E& e) noexcept {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
 }
 
 }  // namespace hipfile::api

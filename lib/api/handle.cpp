@@ -5,6 +5,7 @@
 
 #include "api/guard.hpp"
 #include "engine/driver.hpp"
+#include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
 
 using hipfile::api::guarded;
@@ -12,30 +13,43 @@ using hipfile::engine::Driver;
 using hipfile::engine::File;
 using hipfile::engine::FileTable;
 using hipfile::engine::Status;
+namespace stats = hipfile::engine::stats;
 
-extern "C" {
+namespace {
 
-HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
+hipFileError_t handle_register(hipFileHandle_t* fh, hipFileDescr_t* descr) {
   return guarded([&]() -> hipFileError_t {
     if (fh == nullptr || descr == nullptr) return {hipFileInvalidValue, hipSuccess};
-    if (descr->type != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
+    if (hipfile::api::enum_value(descr->type) != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
     std::shared_ptr<File> file;
     // A descriptor that cannot be used leaves the driver untouched (no implicit open).
     if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return st.to_error();
     Driver& driver = Driver::get();
-    driver.open_implicitly();
-    // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
-    hipfile::fastpath::attach(driver.fastpath().get(), *file);
-    return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
+    return driver.register_open([&] {
+      // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
+      hipfile::fastpath::attach(driver.fastpath().get(), *file);
+      return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
+    });
   });
 }
 
+}  // namespace
+
+extern "C" {
+
+HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDescr_t* descr) {
+  hipFileError_t e = handle_register(fh, descr);
+  stats::count(stats::Call::HandleRegister, e.err == hipFileSuccess);
+  return e;
+}
+
 HIPFILE_API void hipFileHandleDeregister(hipFileHandle_t fh) {
-  if (fh == nullptr) return;
+  bool removed = false;
   try {
-    (void)Driver::get().files.remove(fh);  // unknown handles are ignored, as upstream
+    removed = fh != nullptr && Driver::get().files.remove(fh);  // unknown handles are ignored, as upstream
   } catch (...) {
   }
+  stats::count(stats::Call::HandleDeregister, removed);
 }
 
 }  // extern "C"

@@ -43,6 +43,15 @@ hipFileError_t set_limit(P param, V value) {
       .to_error();
 }
 
+// An enum parameter from C as a valid value of its type, or false (any other int).
+template <class E>
+bool valid_param(const E& raw, int count, E& out) noexcept {
+  const int v = hipfile::api::enum_value(raw);
+  if (v < 0 || v >= count) return false;
+  out = static_cast<E>(v);
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -105,8 +114,10 @@ HIPFILE_API hipFileError_t hipFileDriverSetMaxPinnedMemSize(size_t kb) {
   });
 }
 
-HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t param, size_t* value) {
+HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t raw, size_t* value) {
   return guarded([&]() -> hipFileError_t {
+    decltype(raw) param;
+    if (!valid_param(raw, hipfile::engine::kSizeParams, param)) return err(hipFileInvalidValue);
     if (value == nullptr) return err(hipFileInvalidValue);
     std::size_t v = 0;
     if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
@@ -115,8 +126,10 @@ HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_
   });
 }
 
-HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t param, bool* value) {
+HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t raw, bool* value) {
   return guarded([&]() -> hipFileError_t {
+    decltype(raw) param;
+    if (!valid_param(raw, hipfile::engine::kBoolParams, param)) return err(hipFileInvalidValue);
     if (value == nullptr) return err(hipFileInvalidValue);
     bool v = false;
     if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
@@ -125,8 +138,10 @@ HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t 
   });
 }
 
-HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t param, char* desc_str, int len) {
+HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t raw, char* desc_str, int len) {
   return guarded([&]() -> hipFileError_t {
+    decltype(raw) param;
+    if (!valid_param(raw, hipfile::engine::kStringParams, param)) return err(hipFileInvalidValue);
     if (desc_str == nullptr || len <= 0) return err(hipFileInvalidValue);
     std::string v;
     if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
@@ -136,8 +151,10 @@ HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParamete
   });
 }
 
-HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t param, size_t value) {
-  return guarded([&] {
+HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t raw, size_t value) {
+  return guarded([&]() -> hipFileError_t {
+    decltype(raw) param;
+    if (!valid_param(raw, hipfile::engine::kSizeParams, param)) return err(hipFileInvalidValue);
     return Driver::get()
         .stage([&](Params& p) {
           Config scratch;
@@ -149,8 +166,10 @@ HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_
   });
 }
 
-HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t param, bool value) {
-  return guarded([&] {
+HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t raw, bool value) {
+  return guarded([&]() -> hipFileError_t {
+    decltype(raw) param;
+    if (!valid_param(raw, hipfile::engine::kBoolParams, param)) return err(hipFileInvalidValue);
     return Driver::get()
         .stage([&](Params& p) {
           Config scratch;
@@ -162,8 +181,10 @@ HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t 
   });
 }
 
-HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t param, const char* desc_str) {
-  return guarded([&] {
+HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t raw, const char* desc_str) {
+  return guarded([&]() -> hipFileError_t {
+    decltype(raw) param;
+    if (!valid_param(raw, hipfile::engine::kStringParams, param)) return err(hipFileInvalidValue);
     return Driver::get()
         .stage([&](Params& p) {
           Config scratch;

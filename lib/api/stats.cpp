@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Statistics (include/hipfile/hipfile_stats.h). None of these opens the driver.
+// Statistics: hipFile 0.5's calls (include/hipfile/hipfile.h) and our own richer ones
+// (include/hipfile/hipfile_stats.h). None of these opens the driver.
+//
+// hipFileGetStatsL1-L3 exist twice (lib/hipfile.map): the 0.5 layouts are the default version
+// HIPFILE_0.5, which every new link gets; 0.2's layouts stay as HIPFILE_0 for binaries linked
+// against 0.2, which would otherwise have a larger struct written into their buffer.
+#include <hipfile/hipfile.h>
 #include <hipfile/hipfile_stats.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "api/guard.hpp"
 #include "engine/stats.hpp"
@@ -12,37 +20,86 @@ using hipfile::api::guarded;
 namespace stats = hipfile::engine::stats;
 
 namespace {
+
 constexpr hipFileError_t err(hipFileOpError_t e) { return {e, hipSuccess}; }
+
+// The growth convention: the caller says how big its struct is; we fill what we know of it and
+// zero the rest. The smallest size accepted is version 1's, which is today's sizeof(T).
+template <class T, class Pick>
+hipFileError_t copy_ours(T* out, std::size_t size, Pick pick) {
+  if (out == nullptr || size < sizeof(T)) return err(hipFileInvalidValue);
+  std::unique_ptr<hipFileStatsL3_t> all(new (std::nothrow) hipFileStatsL3_t);
+  if (!all) return err(hipFileInternalError);
+  stats::snapshot(*all);
+  const T& src = pick(*all);
+  const std::size_t known = std::min(size, sizeof(T));
+  std::memcpy(out, &src, known);
+  std::memset(reinterpret_cast<char*>(out) + known, 0, size - known);
+  return err(hipFileSuccess);
 }
+
+template <class T, class Pick>
+hipFileError_t copy_v05(T* out, Pick pick) {
+  if (out == nullptr) return err(hipFileInvalidValue);
+  std::unique_ptr<hipFileStatsLevel3_t> all(new (std::nothrow) hipFileStatsLevel3_t);
+  if (!all || !stats::snapshot(*all)) return err(hipFileInternalError);
+  *out = pick(*all);
+  return err(hipFileSuccess);
+}
+
+const hipFileStatsL1_t& ours_l1(const hipFileStatsL3_t& s) { return s.l2.l1; }
+const hipFileStatsL2_t& ours_l2(const hipFileStatsL3_t& s) { return s.l2; }
+const hipFileStatsL3_t& ours_l3(const hipFileStatsL3_t& s) { return s; }
+const hipFileStatsLevel1_t& v05_l1(const hipFileStatsLevel3_t& s) { return s.detailed.basic; }
+const hipFileStatsLevel2_t& v05_l2(const hipFileStatsLevel3_t& s) { return s.detailed; }
+const hipFileStatsLevel3_t& v05_l3(const hipFileStatsLevel3_t& s) { return s; }
+
+}  // namespace
 
 extern "C" {
 
-HIPFILE_API hipFileError_t hipFileGetStatsL1(hipFileStatsL1_t* out) {
-  return guarded([&] {
-    if (out == nullptr) return err(hipFileInvalidValue);
-    auto all = std::make_unique<hipFileStatsL3_t>();
-    stats::snapshot(*all);
-    *out = all->l2.l1;
-    return err(hipFileSuccess);
-  });
+// The versioned definitions: declared here only, reached through the names .symver gives them.
+HIPFILE_API hipFileError_t hipfile_v05_get_stats_l1(hipFileStatsLevel1_t* out);
+HIPFILE_API hipFileError_t hipfile_v05_get_stats_l2(hipFileStatsLevel2_t* out);
+HIPFILE_API hipFileError_t hipfile_v05_get_stats_l3(hipFileStatsLevel3_t* out);
+HIPFILE_API hipFileError_t hipfile_v0_get_stats_l1(hipFileStatsL1_t* out);
+HIPFILE_API hipFileError_t hipfile_v0_get_stats_l2(hipFileStatsL2_t* out);
+HIPFILE_API hipFileError_t hipfile_v0_get_stats_l3(hipFileStatsL3_t* out);
+__asm__(".symver hipfile_v05_get_stats_l1, hipFileGetStatsL1@@HIPFILE_0.5");
+__asm__(".symver hipfile_v05_get_stats_l2, hipFileGetStatsL2@@HIPFILE_0.5");
+__asm__(".symver hipfile_v05_get_stats_l3, hipFileGetStatsL3@@HIPFILE_0.5");
+__asm__(".symver hipfile_v0_get_stats_l1, hipFileGetStatsL1@HIPFILE_0");
+__asm__(".symver hipfile_v0_get_stats_l2, hipFileGetStatsL2@HIPFILE_0");
+__asm__(".symver hipfile_v0_get_stats_l3, hipFileGetStatsL3@HIPFILE_0");
+
+HIPFILE_API hipFileError_t hipfile_v05_get_stats_l1(hipFileStatsLevel1_t* out) {
+  return guarded([&] { return copy_v05(out, v05_l1); });
+}
+HIPFILE_API hipFileError_t hipfile_v05_get_stats_l2(hipFileStatsLevel2_t* out) {
+  return guarded([&] { return copy_v05(out, v05_l2); });
+}
+HIPFILE_API hipFileError_t hipfile_v05_get_stats_l3(hipFileStatsLevel3_t* out) {
+  return guarded([&] { return copy_v05(out, v05_l3); });
 }
 
-HIPFILE_API hipFileError_t hipFileGetStatsL2(hipFileStatsL2_t* out) {
-  return guarded([&] {
-    if (out == nullptr) return err(hipFileInvalidValue);
-    auto all = std::make_unique<hipFileStatsL3_t>();
-    stats::snapshot(*all);
-    *out = all->l2;
-    return err(hipFileSuccess);
-  });
+HIPFILE_API hipFileError_t hipfile_v0_get_stats_l1(hipFileStatsL1_t* out) {
+  return guarded([&] { return copy_ours(out, sizeof *out, ours_l1); });
+}
+HIPFILE_API hipFileError_t hipfile_v0_get_stats_l2(hipFileStatsL2_t* out) {
+  return guarded([&] { return copy_ours(out, sizeof *out, ours_l2); });
+}
+HIPFILE_API hipFileError_t hipfile_v0_get_stats_l3(hipFileStatsL3_t* out) {
+  return guarded([&] { return copy_ours(out, sizeof *out, ours_l3); });
 }
 
-HIPFILE_API hipFileError_t hipFileGetStatsL3(hipFileStatsL3_t* out) {
-  return guarded([&] {
-    if (out == nullptr) return err(hipFileInvalidValue);
-    stats::snapshot(*out);
-    return err(hipFileSuccess);
-  });
+HIPFILE_API hipFileError_t hipFileGetStatsExL1(hipFileStatsL1_t* out, size_t size) {
+  return guarded([&] { return copy_ours(out, size, ours_l1); });
+}
+HIPFILE_API hipFileError_t hipFileGetStatsExL2(hipFileStatsL2_t* out, size_t size) {
+  return guarded([&] { return copy_ours(out, size, ours_l2); });
+}
+HIPFILE_API hipFileError_t hipFileGetStatsExL3(hipFileStatsL3_t* out, size_t size) {
+  return guarded([&] { return copy_ours(out, size, ours_l3); });
 }
 
 HIPFILE_API hipFileError_t hipFileStatsReset(void) {

@@ -8,9 +8,14 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <unordered_map>
 
+#include "engine/config.hpp"
 #include "engine/driver.hpp"
+#include "engine/env.hpp"
+#include "engine/log.hpp"
 #include "engine/io.hpp"
 #include "gpu/hip.hpp"
 
@@ -34,6 +39,7 @@ Status check_region(const void* buffer_base, std::size_t size, hoff_t file_offse
     gpu::PointerInfo info;
     if (hipError_t e = gpu::query_pointer(base, info); e != hipSuccess) return Status::of_hip(e);
     if (info.alloc_base != nullptr) usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
+    if (info.kind == gpu::MemKind::Managed && info.alloc_base == nullptr) return Status::of(hipFileInvalidValue);
   }
   const auto off = static_cast<std::size_t>(buffer_offset);
   if (off > usable || size > usable - off || (off == usable && usable != 0 && size != 0))
@@ -49,31 +55,57 @@ Executor& Executor::get() {
 }
 
 Executor::Executor() {
-  unsigned n = 0;
-  if (const char* v = std::getenv("HIPFILE_ASYNC_THREADS")) n = static_cast<unsigned>(std::strtoul(v, nullptr, 10));
-  if (n == 0 || n > 256) n = std::clamp(2 * std::max(1u, std::thread::hardware_concurrency()), 8u, 32u);
+  unsigned n = async_threads_from_environment();
   threads_.reserve(n);
-  for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { main(); });
+  // A thread that cannot be created leaves a smaller pool; none at all is an error for the caller.
+  for (unsigned i = 0; i < n; ++i) {
+    try {
+      threads_.emplace_back([this] { main(); });
+    } catch (...) {
+      break;
+    }
+  }
+  if (threads_.empty()) throw std::runtime_error("no executor thread could be started");
   for (auto& t : threads_) t.detach();
 }
 
+unsigned async_threads_from_environment() {
+  const unsigned automatic = std::clamp(2 * std::max(1u, std::thread::hardware_concurrency()), 8u, 32u);
+  const char* v = env::get("HIPFILE_ASYNC_THREADS");
+  if (v == nullptr) return automatic;
+  std::size_t n = 0;
+  // Parsed with overflow checks: 4294967297 is out of range, not 1.
+  if (!parse_count(v, n) || n < 1 || n > 256) {
+    log::once(std::string("HIPFILE_ASYNC_THREADS=") + v, log::Level::Warn,
+              "ignoring HIPFILE_ASYNC_THREADS=\"%s\": expected 1-256", v);
+    return automatic;
+  }
+  return static_cast<unsigned>(n);
+}
+
 void Executor::post(std::function<void()> task) {
+  Tasks one;
+  one.push_back(std::move(task));  // may throw: nothing is queued then
+  post(one);
+}
+
+void Executor::post(Tasks& prepared) noexcept {
   {
     std::lock_guard lock(mu_);
-    queue_.push_back(std::move(task));
+    queue_.splice(queue_.end(), prepared);  // allocates nothing, cannot throw
   }
-  wake_.notify_one();
+  wake_.notify_all();
 }
 
 void Executor::main() {
   for (;;) {
-    std::function<void()> task;
+    Tasks one;
     {
       std::unique_lock lock(mu_);
       wake_.wait(lock, [&] { return !queue_.empty(); });
-      task = std::move(queue_.front());
-      queue_.pop_front();
+      one.splice(one.end(), queue_, queue_.begin());
     }
+    std::function<void()>& task = one.front();
     try {
       task();
     } catch (...) {
@@ -85,9 +117,12 @@ void Executor::main() {
 namespace {
 
 // ---- Flag words -----------------------------------------------------------------------------------
-// Pinned, device-mapped 32-bit words. A word only ever grows: each use waits for "word >= target"
-// with target = previous value + 1, so a slot is reusable as soon as its operation completes
-// (a stream still waiting on the old target is satisfied by any later value too).
+// Pinned, device-mapped 32-bit words (hipStreamWaitValue64 is not in every runtime the library
+// runs on). A word only ever grows: each use waits for "word >= target" with target = previous
+// value + 1, so a slot is reusable as soon as its operation completes (a stream still waiting on
+// the old target is satisfied by any later value too). A word is retired before its value could
+// wrap: after 2^32 - 1 uses it is never handed out again, so "word >= target" can never be
+// satisfied early by a wrapped target.
 
 struct FlagSlot {
   std::uint32_t* host = nullptr;
@@ -100,23 +135,37 @@ class FlagPool {
  public:
   static constexpr std::size_t kBlockWords = 1024;
 
-  bool acquire(FlagSlot& out) {
+  /// A word and its next target. A failed allocation is that call's error only: the next call
+  /// tries again.
+  hipError_t acquire(FlagSlot& out) {
     std::lock_guard lock(mu_);
-    if (free_.empty() && !grow()) return false;
-    const std::uint32_t i = free_.back();
-    free_.pop_back();
-    Word& w = words_[i];
-    out.host = w.host;
-    out.device = w.device;
-    out.index = i;
-    out.target = ++w.value;
-    return true;
+    for (;;) {
+      if (free_.empty())
+        if (hipError_t e = grow(); e != hipSuccess) return e;
+      const std::uint32_t i = free_.back();
+      free_.pop_back();
+      Word& w = words_[i];
+      if (w.value == UINT32_MAX) continue;  // retired: its next target would wrap to 0
+      out.host = w.host;
+      out.device = w.device;
+      out.index = i;
+      out.target = ++w.value;
+      return hipSuccess;
+    }
   }
   /// Raises the word to the slot's target (the stream proceeds) and frees the slot.
-  void signal_and_release(const FlagSlot& s) {
+  void signal_and_release(const FlagSlot& s) noexcept {
     std::atomic_ref<std::uint32_t>(*s.host).store(s.target, std::memory_order_release);
     std::lock_guard lock(mu_);
-    free_.push_back(s.index);
+    free_.push_back(s.index);  // capacity reserved in grow(): no allocation here
+  }
+  /// Test hook: every free word continues from `value` (to reach the wrap quickly).
+  void advance_free_words(std::uint32_t value) {
+    std::lock_guard lock(mu_);
+    for (std::uint32_t i : free_) {
+      words_[i].value = value;
+      std::atomic_ref<std::uint32_t>(*words_[i].host).store(value, std::memory_order_release);
+    }
   }
 
  private:
@@ -125,14 +174,13 @@ class FlagPool {
     void* device;
     std::uint32_t value;
   };
-  bool grow() {  // called with mu_ held; blocks are never freed (a stream may still read them)
-    if (failed_) return false;
+  hipError_t grow() {  // called with mu_ held; blocks are never freed (a stream may still read them)
+    words_.reserve(words_.size() + kBlockWords);
+    free_.reserve(words_.size() + kBlockWords);
     void* host = nullptr;
     void* device = nullptr;
-    if (gpu::alloc_host_mapped(kBlockWords * sizeof(std::uint32_t), host, device) != hipSuccess) {
-      failed_ = true;
-      return false;
-    }
+    if (hipError_t e = gpu::alloc_host_mapped(kBlockWords * sizeof(std::uint32_t), host, device); e != hipSuccess)
+      return e;
     auto* h = static_cast<std::uint32_t*>(host);
     auto* d = static_cast<std::uint32_t*>(device);
     for (std::size_t k = 0; k < kBlockWords; ++k) {
@@ -140,22 +188,17 @@ class FlagPool {
       free_.push_back(static_cast<std::uint32_t>(words_.size()));
       words_.push_back(Word{h + k, d + k, 0});
     }
-    return true;
+    return hipSuccess;
   }
   std::mutex mu_;
   std::vector<Word> words_;
   std::vector<std::uint32_t> free_;
-  bool failed_ = false;
 };
 
 FlagPool& flags() {
   static FlagPool* p = new FlagPool;
   return *p;
 }
-
-// Set when the runtime says the device cannot do stream memory operations at all: every later
-// operation goes straight to the blocking fallback.
-std::atomic<bool> wait_value_unsupported{false};
 
 // ---- Streams --------------------------------------------------------------------------------------
 
@@ -177,6 +220,11 @@ StreamTable& streams() {
 
 // ---- One operation --------------------------------------------------------------------------------
 
+// Whether a submitted operation may run. It is Undecided from the hand-off's enqueue until the
+// stream's wait is enqueued too: only then has the submission succeeded. A submission that
+// fails after the hand-off was enqueued cancels it, and the operation touches nothing.
+enum class Decision { Undecided, Armed, Canceled };
+
 struct AsyncOp {
   Direction dir = Direction::Read;
   hipFileHandle_t fh = nullptr;
@@ -189,20 +237,28 @@ struct AsyncOp {
   std::size_t size = 0;  // the size at submission (fixed or the upper bound)
   hoff_t file_offset = 0;
   hoff_t buffer_offset = 0;
-  bool has_slot = false;
   FlagSlot slot;
+  Executor::Tasks task;  // the executor's queue node, made at submission: the hand-off allocates nothing
 
-  std::atomic<int> refs{1};
   std::mutex mu;
-  std::condition_variable done_cv;
-  bool done = false;
+  std::condition_variable decided_cv;
+  Decision decision = Decision::Undecided;
 
-  void unref() {
-    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  void decide(Decision d) {
+    {
+      std::lock_guard lock(mu);
+      decision = d;
+    }
+    decided_cv.notify_all();
+  }
+  Decision wait_decision() {
+    std::unique_lock lock(mu);
+    decided_cv.wait(lock, [&] { return decision != Decision::Undecided; });
+    return decision;
   }
 };
 
-void execute(AsyncOp* op) {
+IoResult run_op(AsyncOp* op) {
   std::size_t size = op->size;
   hoff_t file_offset = op->file_offset;
   hoff_t buffer_offset = op->buffer_offset;
@@ -213,37 +269,30 @@ void execute(AsyncOp* op) {
   IoResult r;
   if (size > op->size) {
     r.status = Status::of(hipFileInvalidValue);  // a size may shrink, never grow
-  } else {
-    try {
-      r = do_io(op->dir, op->fh, op->base, size, file_offset, buffer_offset);
-    } catch (...) {
-      r.status = Status::of(hipFileInternalError);
-    }
+    return r;
   }
-  *op->bytes_p = async_result(r);
-  if (op->has_slot) flags().signal_and_release(op->slot);
-  {
-    std::lock_guard lock(op->mu);
-    op->done = true;
+  try {
+    r = do_io(op->dir, op->fh, op->base, size, file_offset, buffer_offset);
+  } catch (...) {
+    r.status = Status::of(hipFileInternalError);
   }
-  op->done_cv.notify_all();
-  op->unref();
+  return r;
 }
 
-// Host function: the stream reached the operation. Only hands it over.
-void hand_off(void* p) {
-  auto* op = static_cast<AsyncOp*>(p);
-  Executor::get().post([op] { execute(op); });
+// On an executor thread. The operation is owned here from now on.
+void execute(AsyncOp* op) noexcept {
+  // Canceled: the submission returned an error, so the caller may have freed the buffer and
+  // *bytes already. Nothing is read or written; the word is raised only to keep it growing.
+  if (op->wait_decision() == Decision::Armed) *op->bytes_p = async_result(run_op(op));
+  flags().signal_and_release(op->slot);
+  delete op;
 }
 
-// Host function of the fallback: holds the stream until the operation is done.
-void block_until_done(void* p) {
+// Host function: the stream reached the operation. Only hands it over, and cannot fail: the
+// queue node was made at submission, so this allocates nothing and throws nothing.
+void hand_off(void* p) noexcept {
   auto* op = static_cast<AsyncOp*>(p);
-  {
-    std::unique_lock lock(op->mu);
-    op->done_cv.wait(lock, [&] { return op->done; });
-  }
-  op->unref();
+  Executor::get().post(op->task);
 }
 
 }  // namespace
@@ -300,10 +349,15 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     if (st.op == hipFileHipDriverError) return st.to_error();
     return {hipFileInvalidValue, hipSuccess};
   }
-  *bytes_p = 0;
-  if (size == 0) return {hipFileSuccess, hipSuccess};  // as upstream: nothing to enqueue
+  if (size == 0) {
+    *bytes_p = 0;
+    return {hipFileSuccess, hipSuccess};  // as upstream: nothing to enqueue
+  }
 
-  auto* op = new AsyncOp;
+  // Everything that can fail without side effects comes first: the executor, the flag word, the
+  // operation and its queue node. An error from here on means nothing was enqueued.
+  Executor& executor = Executor::get();
+  auto op = std::make_unique<AsyncOp>();
   op->dir = dir;
   op->fh = fh;
   op->base = buffer_base;
@@ -315,39 +369,35 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
   op->size = size;
   op->file_offset = file_offset;
   op->buffer_offset = buffer_offset;
-  if (!wait_value_unsupported.load(std::memory_order_relaxed)) op->has_slot = flags().acquire(op->slot);
-  const bool use_wait = op->has_slot;
-  const FlagSlot slot = op->slot;  // op may be gone once the hand-off is enqueued
+  AsyncOp* raw = op.get();
+  op->task.push_back([raw] { execute(raw); });
+  if (hipError_t e = flags().acquire(op->slot); e != hipSuccess) return {hipFileHipDriverError, e};
+  const FlagSlot slot = op->slot;
 
-  // Two references: the executor's (dropped when the operation completes) and this call's, so
-  // that `op` stays valid below even if the stream reaches it and it completes at once.
-  op->refs.store(2, std::memory_order_relaxed);
   std::lock_guard order(t.stripe(stream));
-  if (hipError_t e = gpu::launch_host_func(stream, hand_off, op); e != hipSuccess) {
+  if (hipError_t e = gpu::launch_host_func(stream, hand_off, raw); e != hipSuccess) {
     (void)hipGetLastError();
-    if (op->has_slot) flags().signal_and_release(op->slot);
-    delete op;
+    flags().signal_and_release(slot);
     return {hipFileHipDriverError, e};
   }
-  hipFileError_t result{hipFileSuccess, hipSuccess};
-  bool waiting = false;
-  if (use_wait) {
-    const hipError_t e = gpu::stream_wait_geq32(stream, slot.device, slot.target);
-    waiting = e == hipSuccess;
-    if (e == hipErrorNotSupported) wait_value_unsupported.store(true, std::memory_order_relaxed);
+  // From here the executor owns the operation: the stream will hand it over whatever happens.
+  op.release();
+  (void)executor;
+  const hipError_t e = gpu::stream_wait_geq32(stream, slot.device, slot.target);
+  if (e != hipSuccess) {
+    // Without the device-side wait the stream would run ahead of the I/O. No host function
+    // blocks the stream instead (CUDA forbids waiting in one on work that uses other streams):
+    // the operation is canceled before it can touch anything, and this call fails alone; the
+    // next submission tries the wait again.
+    raw->decide(Decision::Canceled);
+    if (e == hipErrorNotSupported) return {hipFileAsyncNotSupported, hipSuccess};
+    return {hipFileHipDriverError, e};
   }
-  if (!waiting) {
-    // Fallback: a host function that blocks the stream until the executor is done. The hand-off
-    // cannot be taken back, so the operation runs even if this enqueue fails (reported).
-    op->refs.fetch_add(1, std::memory_order_relaxed);  // the waiter's
-    if (hipError_t e = gpu::launch_host_func(stream, block_until_done, op); e != hipSuccess) {
-      (void)hipGetLastError();
-      op->unref();
-      result = {hipFileHipDriverError, e};
-    }
-  }
-  op->unref();  // this call's
-  return result;
+  *bytes_p = 0;  // before the operation may run: it writes the result
+  raw->decide(Decision::Armed);
+  return {hipFileSuccess, hipSuccess};
 }
+
+void advance_flag_words_for_test(std::uint32_t value) { flags().advance_free_words(value); }
 
 }  // namespace hipfile::engine

@@ -7,7 +7,8 @@
 // word, so the stream itself waits. An executor thread reads the deferred parameters, runs the
 // I/O through do_io (the staging engine's own lanes and streams do the copies), stores the
 // bytes result and then raises the flag word: the stream proceeds. Where the wait-value call is
-// unavailable, a second host function blocks until the operation is done instead.
+// unavailable the submission fails with hipFileAsyncNotSupported; nothing blocks in a host
+// function. An error return always means that nothing of the operation will run.
 //
 // Bytes-result convention (async *bytes_p and batch event `ret`), one rule for both:
 //   >= 0             bytes moved (reads stop short only at end of file)
@@ -25,7 +26,8 @@
 
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
+#include <cstdint>
+#include <list>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -49,18 +51,30 @@ Status check_region(const void* base, std::size_t size, hoff_t file_offset, hoff
 /// between 8 and 32).
 class Executor {
  public:
+  using Tasks = std::list<std::function<void()>>;
   static Executor& get();
-  /// Queues `task`; never blocks on I/O (only on the queue's mutex).
+  /// Queues `task`; never blocks on I/O (only on the queue's mutex). May throw (allocation);
+  /// nothing is queued then.
   void post(std::function<void()> task);
+  /// Queues every task of `prepared` (moved out), allocating nothing: for host callbacks and for
+  /// all-or-nothing submissions, whose nodes are made before anything is committed.
+  void post(Tasks& prepared) noexcept;
 
  private:
   Executor();
   void main();
   std::mutex mu_;
   std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
+  Tasks queue_;
   std::vector<std::thread> threads_;
 };
+
+/// HIPFILE_ASYNC_THREADS (1-256, parsed with overflow checks), else twice the cores in 8-32.
+unsigned async_threads_from_environment();
+
+/// Test hook (async suite): every free flag word continues from `value`, so a test reaches the
+/// 32-bit wrap in a few operations.
+void advance_flag_words_for_test(std::uint32_t value);
 
 hipFileError_t stream_register(hipStream_t stream, unsigned flags);
 hipFileError_t stream_deregister(hipStream_t stream);

@@ -2,6 +2,7 @@
 #include "engine/batch.hpp"
 
 #include <chrono>
+#include <cstring>
 #include <unordered_map>
 
 #include "engine/async.hpp"
@@ -33,7 +34,11 @@ hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   if (!driver.is_open()) return {hipFileDriverNotInitialized, hipSuccess};
   for (unsigned i = 0; i < nr; ++i) {
     const hipFileIOParams_t& p = ios[i];
-    if (p.mode != hipFileBatch || (p.opcode != hipFileBatchRead && p.opcode != hipFileBatchWrite))
+    // The caller's fields are ints from C: compared as ints, never loaded as C++ enums.
+    int mode, opcode;
+    std::memcpy(&mode, &p.mode, sizeof mode);
+    std::memcpy(&opcode, &p.opcode, sizeof opcode);
+    if (mode != hipFileBatch || (opcode != hipFileBatchRead && opcode != hipFileBatchWrite))
       return {hipFileInvalidValue, hipSuccess};
     if (!driver.files.find(p.fh)) return {hipFileHandleNotRegistered, hipSuccess};
     if (Status st = check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset,
@@ -41,8 +46,14 @@ hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
         !st.ok())
       return st.op == hipFileHipDriverError ? st.to_error() : hipFileError_t{hipFileInvalidValue, hipSuccess};
   }
-  std::vector<std::pair<unsigned, std::uint64_t>> queued;
-  queued.reserve(nr);
+  // Every allocation happens before an entry is committed, and the tasks are queued in one step
+  // that cannot fail: an error return means no operation of this call runs.
+  Executor& ex = Executor::get();
+  auto self = shared_from_this();
+  auto slots = std::make_shared<std::vector<std::pair<unsigned, std::uint64_t>>>(nr);
+  Executor::Tasks tasks;
+  for (unsigned i = 0; i < nr; ++i)
+    tasks.push_back([self, slots, i] { self->run((*slots)[i].first, (*slots)[i].second); });
   {
     std::lock_guard lock(mu_);
     if (nr > entries_.size() - outstanding_) return {hipFileBatchFull, hipSuccess};
@@ -55,14 +66,11 @@ hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
       e.ret = 0;
       e.in_use = true;
       ++e.generation;
-      queued.emplace_back(next, e.generation);
+      (*slots)[i] = {next, e.generation};
     }
     outstanding_ += nr;
   }
-  Executor& ex = Executor::get();
-  auto self = shared_from_this();
-  for (const auto& [index, generation] : queued)
-    ex.post([self, index = index, generation = generation] { self->run(index, generation); });
+  ex.post(tasks);
   return {hipFileSuccess, hipSuccess};
 }
 
@@ -78,8 +86,11 @@ void Batch::run(unsigned index, std::uint64_t generation) {
   }
   IoResult r;
   try {
+    // A batch has no stream of its own: its entries follow the NULL stream, like hipFileRead and
+    // hipFileWrite, so a write sees what a pageable hipMemcpy or a NULL-stream kernel produced
+    // before the submit (the executor's lanes are non-blocking streams).
     r = do_io(p.opcode == hipFileBatchWrite ? Direction::Write : Direction::Read, p.fh, p.u.batch.devPtr_base,
-              p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset);
+              p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset, Ordering::AfterNullStream);
   } catch (...) {
     r.status = Status::of(hipFileInternalError);
   }
@@ -101,7 +112,10 @@ hipFileError_t Batch::get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_
   std::unique_lock lock(mu_);
   const std::size_t need = std::min<std::size_t>(min_nr, outstanding_);
   auto enough = [&] { return finished_.size() >= need; };
-  if (timeout == nullptr) {
+  // A timeout too long for the clock's nanosecond count (~292 years) saturates to "no limit"
+  // instead of overflowing into the past and expiring at once.
+  constexpr std::int64_t kMaxSeconds = std::int64_t{100} * 365 * 24 * 3600;
+  if (timeout == nullptr || timeout->tv_sec > kMaxSeconds) {
     changed_.wait(lock, enough);
   } else {
     const auto limit = std::chrono::seconds(timeout->tv_sec) + std::chrono::nanoseconds(timeout->tv_nsec);
@@ -165,6 +179,16 @@ void batch_destroy(hipFileBatchHandle_t handle) {
     r.batches.erase(it);
   }
   batch->cancel();  // queued tasks still hold the object; they find their entries canceled
+}
+
+void batch_destroy_all() {
+  std::unordered_map<hipFileBatchHandle_t, std::shared_ptr<Batch>> all;
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mu);
+    all.swap(r.batches);
+  }
+  for (auto& [handle, batch] : all) batch->cancel();
 }
 
 }  // namespace hipfile::engine

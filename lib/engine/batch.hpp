@@ -54,5 +54,8 @@ hipFileError_t batch_setup(hipFileBatchHandle_t* out, unsigned max_nr);
 std::shared_ptr<Batch> batch_find(hipFileBatchHandle_t handle);
 /// Forgets the handle, cancels what has not started and waits for what runs.
 void batch_destroy(hipFileBatchHandle_t handle);
+/// At the last driver close: every batch handle is destroyed, so later calls with it are
+/// refused (hipFileInvalidValue), as hipFile 0.5 refuses them.
+void batch_destroy_all();
 
 }  // namespace hipfile::engine

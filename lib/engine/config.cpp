@@ -13,6 +13,7 @@
 
 #include <thread>
 
+#include "engine/env.hpp"
 #include "engine/log.hpp"
 
 namespace hipfile::engine {
@@ -26,7 +27,8 @@ unsigned Config::effective_threads() const noexcept {
 }
 
 bool parse_size(const char* text, std::size_t& out) noexcept {
-  if (text == nullptr || *text == '\0' || *text == '-') return false;
+  // strtoull alone would skip spaces and accept a sign ("-1" wraps to the largest value).
+  if (text == nullptr || *text < '0' || *text > '9') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long v = std::strtoull(text, &end, 10);
@@ -47,6 +49,19 @@ bool parse_size(const char* text, std::size_t& out) noexcept {
   }
   if (shift && v > (~0ull >> shift)) return false;
   out = static_cast<std::size_t>(v << shift);
+  return true;
+}
+
+bool parse_count(const char* text, std::size_t& out) noexcept {
+  if (text == nullptr || *text == '\0') return false;
+  std::size_t v = 0;
+  for (const char* p = text; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    const auto digit = static_cast<std::size_t>(*p - '0');
+    if (v > (SIZE_MAX - digit) / 10) return false;  // overflow: out of range, never wrapped
+    v = v * 10 + digit;
+  }
+  out = v;
   return true;
 }
 
@@ -87,13 +102,13 @@ struct EnvReader {
   }
 
   void boolean(const char* name, bool& field) {
-    const char* v = std::getenv(name);
+    const char* v = env::get(name);
     if (v == nullptr) return;
     if (!parse_bool(v, field)) complain(name, v, "true/false/1/0/yes/no/on/off");
   }
 
   void size(const char* name, std::size_t& field, std::size_t min, std::size_t max) {
-    const char* v = std::getenv(name);
+    const char* v = env::get(name);
     if (v == nullptr) return;
     std::size_t parsed = 0;
     if (!parse_size(v, parsed) || parsed < min || parsed > max) {
@@ -105,8 +120,20 @@ struct EnvReader {
     field = parsed;
   }
 
-  void text(const char* name, std::string& field) {
-    if (const char* v = std::getenv(name)) field = v;
+  // A path names a file to load, append to or replace: a privileged process takes none from
+  // its (unprivileged) caller's environment, and says so.
+  void path(const char* name, std::string& field) {
+    if (env::path_ignored(name)) {
+      std::string msg = std::string("ignoring ") + name + ": this process is set-user-ID, set-group-ID or has " +
+                        "capabilities, and takes no path from the environment";
+      if (problems) {
+        problems->push_back({std::string("privileged:") + name, std::move(msg)});
+      } else {
+        log::once(std::string("privileged:") + name, log::Level::Warn, "%s", msg.c_str());
+      }
+      return;
+    }
+    if (const char* v = env::get(name)) field = v;
   }
 };
 
@@ -142,20 +169,21 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   c.map_max_threads = static_cast<unsigned>(map_max_threads);
   c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
-  env.text("HIPFILE_CUFILE_LIBRARY", c.cufile_library);
+  env.boolean("HIPFILE_PROFILE_NVTX", c.nvtx);
+  env.path("HIPFILE_CUFILE_LIBRARY", c.cufile_library);
   std::size_t stats = c.stats_level;
   env.size("HIPFILE_STATS_LEVEL", stats, 0, 3);
   c.stats_level = static_cast<unsigned>(stats);
-  env.text("HIPFILE_STATS_FILE", c.stats_file);
-  if (const char* v = std::getenv("HIPFILE_LOG_LEVEL")) {
+  env.path("HIPFILE_STATS_FILE", c.stats_file);
+  if (const char* v = engine::env::get("HIPFILE_LOG_LEVEL")) {
     log::Level level;
     if (log::parse(v, level))
       c.log_level = static_cast<int>(level);
     else
       env.complain("HIPFILE_LOG_LEVEL", v, "ERROR, WARN, INFO, DEBUG or TRACE");
   }
-  env.text("HIPFILE_LOG_FILE", c.log_file);
-  env.text("HIPFILE_LOG_DIR", c.log_dir);
+  env.path("HIPFILE_LOG_FILE", c.log_file);
+  env.path("HIPFILE_LOG_DIR", c.log_dir);
   return c;
 }
 

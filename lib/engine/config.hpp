@@ -78,6 +78,8 @@ struct Config {
 
 /// Parses "4M", "512k", "1G", "4096" (binary multiples). False on malformed input or overflow.
 bool parse_size(const char* text, std::size_t& out) noexcept;
+/// Parses a plain decimal count ("12"); false on anything else or overflow.
+bool parse_count(const char* text, std::size_t& out) noexcept;
 /// Parses true/false/1/0/yes/no/on/off, case-insensitive.
 bool parse_bool(const char* text, bool& out) noexcept;
 

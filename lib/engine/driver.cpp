@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "engine/driver.hpp"
 
+#include <string_view>
+
+#include "engine/batch.hpp"
 #include "engine/log.hpp"
+#include "engine/profile.hpp"
 #include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
 
@@ -29,6 +33,9 @@ void Driver::open_locked() {
       c.allow_compat = true;
     }
     stats::on_open(c);
+    profile::set_enabled(c.nvtx);
+    if (c.nvtx && std::string_view(profile::backend()) == "none")
+      log::once("nvtx-none", log::Level::Info, "ProfileNvtx is on but this build has neither NVTX nor roctx");
     HIPFILE_LOG(Info, "driver open: threads %u, chunk %zu KiB, depth %u, inline up to %zu B, pinned limit %zu KiB",
                 c.effective_threads(), c.chunk_size >> 10, c.staging_depth, c.inline_threshold,
                 c.pinned_limit >> 10);
@@ -59,8 +66,9 @@ Status Driver::close() {
 }
 
 void Driver::teardown_locked() {
-  // Registrations first (each waits for its in-flight I/O), then the engine, whose threads
-  // and staging memory go away with it.
+  // Batches first (their queued operations are canceled), then registrations (each waits for
+  // its in-flight I/O), then the engine, whose threads and staging memory go away with it.
+  batch_destroy_all();
   files.clear();
   buffers.clear();
   std::shared_ptr<Engine> engine;

@@ -33,6 +33,15 @@ class Driver {
   Status close();
   /// Opens the driver if (and only if) it is closed: registration's implicit open.
   void open_implicitly();
+  /// Registration: the implicit open and `insert` (which adds to a table) under the open/close
+  /// lock, so that a concurrent last close cannot tear the driver down between them and leave a
+  /// registration behind in a closed driver. Returns what `insert` returns.
+  template <class F>
+  auto register_open(F&& insert) {
+    std::lock_guard lock(mu_);
+    if (refs_ == 0) open_locked();
+    return insert();
+  }
   std::int64_t use_count() const;
   bool is_open() const { return use_count() > 0; }
 

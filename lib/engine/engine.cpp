@@ -2,6 +2,7 @@
 #include "engine/engine.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -10,6 +11,9 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <limits>
+#include <deque>
+#include <list>
 #include <map>
 
 #include "engine/log.hpp"
@@ -21,7 +25,8 @@ namespace hipfile::engine {
 
 namespace {
 
-constexpr std::size_t kAlignSlack = 2 * 4096;  // rounding a chunk out to O_DIRECT blocks
+constexpr std::size_t kAlignSlack = 2 * 4096;
+constexpr off_t kMaxOffset = std::numeric_limits<off_t>::max();  // rounding a chunk out to O_DIRECT blocks
 constexpr std::size_t kMinParallelChunk = 256u << 10;
 // A cold buffered read keeps this much asked of the disk ahead of the chunks being read: the
 // workers' own preads alone keep too little in flight to match one large pread's readahead.
@@ -39,6 +44,12 @@ bool resident(int fd, off_t offset) noexcept {
 // Asks the kernel to start reading [begin, end) into the page cache now, without waiting.
 void advise(int fd, off_t begin, off_t end) noexcept {
   if (end > begin) (void)::posix_fadvise(fd, begin, end - begin, POSIX_FADV_WILLNEED);
+}
+
+// The file's size now, for a mapped read that must not touch pages past it (0 if unknown).
+off_t current_size(int fd) noexcept {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 ? st.st_size : 0;
 }
 
 off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
@@ -79,6 +90,8 @@ struct Engine::Job {
   std::atomic<off_t> next{0};      // next chunk index to claim
   off_t last = 0;                  // last chunk index
   std::atomic<bool> failed{false};
+  // A lane could not confirm that its copies finished: they may still read the mapping.
+  std::atomic<bool> device_in_doubt{false};
   const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
   off_t prefetch_ahead = 0;        // cold buffered read: chunks advised (WILLNEED) ahead of the claims
   bool one_chunk = false;          // the whole request is one chunk
@@ -87,13 +100,23 @@ struct Engine::Job {
   std::condition_variable done_cv;
   Status error;
   off_t eof;                       // lowest file offset where a read came up short
+  off_t lost;                      // lowest start of a claimed chunk that did not complete
   int participants = 0;
   int finished = 0;
 
-  // The file range of chunk k, clipped to the request.
+  // The file range of chunk k, clipped to the request. The last chunk ends at `end`, so no
+  // product passes end (a request may end at the largest file offset).
   std::pair<off_t, off_t> range(off_t k) const noexcept {
-    return {std::max(req.offset, k * chunk), std::min(end, (k + 1) * chunk)};
+    return {std::max(req.offset, k * chunk), k >= last ? end : (k + 1) * chunk};
   }
+  // End of the chunks claimed so far: every chunk past it is untouched.
+  off_t claimed_end() const noexcept {
+    const off_t n = next.load(std::memory_order_relaxed);
+    return n > last ? end : std::max(req.offset, n * chunk);
+  }
+  // The contiguous prefix that moved: up to the first chunk that failed or was skipped, the
+  // first short read, and the last claimed chunk.
+  off_t moved_end() const noexcept { return std::min({lost, eof, claimed_end()}); }
   // Claims up to `n` consecutive chunks [first, last]; false when none is left.
   bool claim_run(off_t n, off_t& first, off_t& last_claimed) noexcept {
     if (failed.load(std::memory_order_relaxed)) return false;
@@ -114,10 +137,18 @@ struct Engine::Job {
     auto [a, b] = range(k + prefetch_ahead);
     advise(req.file->buffered_fd, a, b);
   }
-  void fail(Status st) {
+  /// The job failed; the chunk starting at `at` (and so everything from it on) is not known to
+  /// have moved. Without `at`, the failing thread had claimed nothing.
+  void fail(Status st, off_t at = -1) {
     std::lock_guard lock(mu);
     if (error.ok()) error = st;
+    if (at >= 0) lost = std::min(lost, at);
     failed = true;
+  }
+  /// A claimed chunk at `at` was not moved because the job had already failed.
+  void skipped(off_t at) {
+    std::lock_guard lock(mu);
+    lost = std::min(lost, at);
   }
   void short_at(off_t offset) {
     std::lock_guard lock(mu);
@@ -149,7 +180,7 @@ Engine::~Engine() {
   wake_.notify_all();
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
-    w->lanes.clear();
+    for (auto& [device, lane] : w->lanes) release_lane(std::move(lane));
   }
   inline_lanes_.clear();
   ordered_inline_lanes_.clear();
@@ -161,7 +192,13 @@ void Engine::start_workers() {
   for (unsigned i = 0; i < n; ++i) {
     workers_.push_back(std::make_unique<Worker>());
     Worker* w = workers_.back().get();
-    w->thread = std::thread([this, w] { worker_main(*w); });
+    try {
+      w->thread = std::thread([this, w] { worker_main(*w); });
+    } catch (...) {
+      workers_.pop_back();  // fewer workers; none at all is the caller's error (call_once retries)
+      if (workers_.empty()) throw;
+      break;
+    }
   }
 }
 
@@ -188,7 +225,11 @@ void Engine::worker_main(Worker& w) {
 
 Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
   auto it = w.lanes.find(device);
-  if (it != w.lanes.end()) return it->second.get();
+  if (it != w.lanes.end() && !it->second->poisoned()) return it->second.get();
+  if (it != w.lanes.end()) {
+    release_lane(std::move(it->second));  // its memory may still be in use: replaced, not reused
+    w.lanes.erase(it);
+  }
   std::unique_ptr<Lane> lane =
       Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.blocking_wait);
   if (!lane) return nullptr;
@@ -205,6 +246,7 @@ IoResult Engine::execute(const Request& req) {
   job->req = req;
   job->end = req.offset + static_cast<off_t>(req.size);
   job->eof = job->end;
+  job->lost = job->end;
 
   const bool inline_run = req.size <= config_.inline_threshold;
   off_t chunk = static_cast<off_t>(chunk_);
@@ -233,7 +275,8 @@ IoResult Engine::execute(const Request& req) {
   if (!inline_run && req.dir == Direction::Read && !job->mapping && !req.file->use_direct &&
       !resident(req.file->buffered_fd, req.offset)) {
     job->prefetch_ahead = std::max<off_t>(1, kPrefetchBytes / chunk);
-    advise(req.file->buffered_fd, req.offset, std::min(job->end, req.offset + job->prefetch_ahead * chunk));
+    const off_t window = job->prefetch_ahead * chunk;
+    advise(req.file->buffered_fd, req.offset, job->end - req.offset <= window ? job->end : req.offset + window);
   }
   const off_t nchunks = job->last - job->next.load() + 1;
   job->one_chunk = nchunks == 1;
@@ -266,26 +309,50 @@ IoResult Engine::execute(const Request& req) {
     }
     int n = static_cast<int>(std::min<off_t>(nchunks, static_cast<off_t>(workers_.size())));
     job->participants = n;
+    // All or nothing: the entries are made first (this may throw, and then no worker has the job),
+    // and handed over in one step that cannot fail. Once a worker has it, this call waits for it:
+    // the mapping and the file lease must outlive every participant.
+    std::list<std::shared_ptr<Job>> entries(static_cast<std::size_t>(n), job);
     {
       std::lock_guard lock(mu_);
-      for (int i = 0; i < n; ++i) queue_.push_back(job);
+      queue_.splice(queue_.end(), entries);
     }
     if (n == 1) wake_.notify_one(); else wake_.notify_all();
     std::unique_lock lock(job->mu);
     job->done_cv.wait(lock, [&] { return job->finished == job->participants; });
   }
+  // A copy the runtime could not confirm as finished may still read the mapped pages.
+  if (job->device_in_doubt) mapping.abandon();
 
+  // POSIX's convention: a request that moved a contiguous prefix before failing returns that
+  // prefix; only one that moved nothing returns the error.
   std::lock_guard lock(job->mu);
-  if (!job->error.ok()) {
+  const off_t moved = job->moved_end() - req.offset;
+  if (!job->error.ok() && moved == 0) {
     result.status = job->error;
     return result;
   }
-  result.bytes = static_cast<ssize_t>(req.dir == Direction::Read ? job->eof - req.offset
-                                                                 : static_cast<off_t>(req.size));
+  if (!job->error.ok())
+    HIPFILE_LOG(Debug, "%s at offset %lld failed after %lld of %zu bytes: the prefix is returned",
+                req.dir == Direction::Read ? "read" : "write", static_cast<long long>(req.offset),
+                static_cast<long long>(moved), req.size);
+  result.bytes = static_cast<ssize_t>(moved);
   return result;
 }
 
-void Engine::run(Job& job, Lane* lane) {
+void Engine::run(Job& job, Lane* lane) noexcept {
+  // Nothing may escape a worker (std::terminate) or leave copies running behind a caller that
+  // returned: an exception fails the request from its first byte, after the lane is drained.
+  try {
+    run_unguarded(job, lane);
+  } catch (...) {
+    if (lane) (void)lane->drain();
+    job.fail(Status::of(hipFileInternalError), job.req.offset);
+  }
+  if (lane && lane->poisoned()) job.device_in_doubt = true;
+}
+
+void Engine::run_unguarded(Job& job, Lane* lane) {
   if (job.req.device < 0) return run_host(job);
   if (job.req.dir == Direction::Read) {
     // Pinning page-cache pages serialises inside the GPU driver (two H200 runs: one pinning
@@ -309,7 +376,8 @@ namespace {
 ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, off_t b, off_t& skew) {
   skew = 0;
   const off_t len = b - a;
-  if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed)) {
+  // A range within one block of the largest offset cannot be widened: it is read buffered.
+  if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && b <= kMaxOffset - f.dio_align) {
     const off_t al = f.dio_align;
     const off_t aa = align_down(a, al), bb = align_up(b, al);
     if (static_cast<std::size_t>(bb - aa) <= capacity) {
@@ -356,30 +424,32 @@ void Engine::run_host(Job& job) {
       if (f.use_direct && f.direct_ok && aligned)
         n = sys::pread_full(f.direct_fd, mem, static_cast<std::size_t>(b - a), a);
       if (n == -EINVAL) n = sys::pread_full(f.buffered_fd, mem, static_cast<std::size_t>(b - a), a);
-      if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)));
+      if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
       if (n < b - a) job.short_at(a + n);
     } else {
       ssize_t n = write_range(f, mem, a, b);
-      if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)));
+      if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
     }
   }
 }
 
 // Reads [a, b) into the lane's next slot and queues its copy to the device. False when the job
-// failed.
-bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, bool track) {
+// failed. `unconfirmed` is the lowest file offset whose copy on this lane is not known to have
+// finished: a HIP failure puts everything from there in doubt.
+bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, off_t unconfirmed,
+                         bool track) {
   auto& slots = lane.slots();
   Slot& s = slots[next_slot];
   next_slot = (next_slot + 1) % slots.size();
   // Its previous copy must finish before the slot is refilled.
   if (hipError_t e = lane.free_slot(s); e != hipSuccess) {
-    job.fail(Status::of_hip(e));
+    job.fail(Status::of_hip(e), unconfirmed);
     return false;
   }
   off_t skew = 0;
   ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew);
   if (n < 0) {
-    job.fail(Status::of_errno(static_cast<int>(-n)));
+    job.fail(Status::of_errno(static_cast<int>(-n)), a);
     return false;
   }
   if (n < b - a) job.short_at(a + n);
@@ -388,7 +458,7 @@ bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, 
                                 hipMemcpyHostToDevice, lane.stream());
   if (e == hipSuccess && track) e = hipEventRecord(s.done, lane.stream());
   if (e != hipSuccess) {
-    job.fail(Status::of_hip(e));
+    job.fail(Status::of_hip(e), unconfirmed);
     return false;
   }
   s.busy = track;
@@ -400,13 +470,15 @@ void Engine::run_read(Job& job, Lane& lane) {
   // stream: its copy needs no event, which saves a HIP call on every small read.
   const bool track = !job.one_chunk;
   std::size_t next_slot = 0;
+  off_t first = -1;  // this thread's first chunk: its copies are confirmed only by the drain
   off_t k;
   while (job.claim(k)) {
     job.prefetch_for(k);
     auto [a, b] = job.range(k);
-    if (!stage_piece(job, lane, next_slot, a, b, track)) break;
+    if (first < 0) first = a;
+    if (!stage_piece(job, lane, next_slot, a, b, first, track)) break;
   }
-  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e));
+  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e), first);
 }
 
 void Engine::run_mapped_read(Job& job, Lane& lane) {
@@ -417,9 +489,11 @@ void Engine::run_mapped_read(Job& job, Lane& lane) {
   std::size_t next_slot = 0;
   const off_t per_step = std::max<off_t>(1, static_cast<off_t>(config_.map_chunk) / job.chunk);
   off_t k0, k1;
+  off_t unconfirmed = -1;  // this thread's first range: its copies are confirmed only by the drain
   while (job.claim_run(per_step, k0, k1)) {
     const off_t a = job.range(k0).first;
     off_t b = job.range(k1).second;
+    if (unconfirmed < 0) unconfirmed = a;
     if (b > map.end()) {  // the file ended (or shrank) before the request did
       job.short_at(std::max(a, map.end()));
       b = map.end();
@@ -437,20 +511,32 @@ void Engine::run_mapped_read(Job& job, Lane& lane) {
       if (!job.req.file->mapped_failed.exchange(true))
         HIPFILE_LOG(Info, "hipHostRegister of page-cache pages failed (%s): reads of this file are staged",
                     hipGetErrorName(e));
-      if (hipError_t d = lane.drain(); d != hipSuccess) return job.fail(Status::of_hip(d));
+      if (hipError_t d = lane.drain(); d != hipSuccess) return job.fail(Status::of_hip(d), unconfirmed);
+      unconfirmed = a;
       std::size_t staged_slot = 0;
       const auto piece = static_cast<off_t>(lane.slot_bytes() - kAlignSlack);
       for (off_t p = a; p < b; p += piece)
-        if (!stage_piece(job, lane, staged_slot, p, std::min(b, p + piece))) break;
-      if (hipError_t d = lane.drain(); d != hipSuccess) job.fail(Status::of_hip(d));
+        if (!stage_piece(job, lane, staged_slot, p, b - p <= piece ? b : p + piece, a)) break;
+      if (hipError_t d = lane.drain(); d != hipSuccess) job.fail(Status::of_hip(d), a);
       if (job.failed) break;
+      unconfirmed = -1;
       continue;
+    }
+    // The file may have shrunk since it was mapped: pages past its end are gone (touching them is
+    // SIGBUS), so the copy stops at the size seen now that the range is pinned.
+    if (const off_t size = current_size(job.req.file->buffered_fd); size < b) {
+      job.short_at(std::max(a, size));
+      b = std::max(a, size);
+      if (a >= b) {
+        (void)hipHostUnregister(first);
+        continue;
+      }
     }
     Slot& s = slots[next_slot];
     next_slot = (next_slot + 1) % slots.size();
     if (hipError_t f = lane.free_slot(s); f != hipSuccess) {
       (void)hipHostUnregister(first);
-      job.fail(Status::of_hip(f));
+      job.fail(Status::of_hip(f), unconfirmed);
       break;
     }
     s.pinned_pages = first;
@@ -458,12 +544,12 @@ void Engine::run_mapped_read(Job& job, Lane& lane) {
                        hipMemcpyHostToDevice, lane.stream());
     if (e == hipSuccess) e = hipEventRecord(s.done, lane.stream());
     if (e != hipSuccess) {
-      job.fail(Status::of_hip(e));
+      job.fail(Status::of_hip(e), unconfirmed);
       break;
     }
     s.busy = true;
   }
-  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e));
+  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e), unconfirmed);
 }
 
 void Engine::run_write(Job& job, Lane& lane) {
@@ -491,7 +577,7 @@ void Engine::run_write(Job& job, Lane& lane) {
                                     static_cast<std::size_t>(b - a), hipMemcpyDeviceToHost, lane.stream());
       if (e == hipSuccess) e = hipEventRecord(s.done, lane.stream());
       if (e != hipSuccess) {
-        job.fail(Status::of_hip(e));
+        job.fail(Status::of_hip(e), a);
         more = false;
         break;
       }
@@ -501,13 +587,20 @@ void Engine::run_write(Job& job, Lane& lane) {
     Pending p = pending.front();
     pending.pop_front();
     if (hipError_t e = hipEventSynchronize(p.slot->done); e != hipSuccess) {
-      job.fail(Status::of_hip(e));
+      job.fail(Status::of_hip(e), p.a);
       break;
     }
-    if (job.failed) continue;  // drain what was queued, write nothing more
+    // Once a failure is known no further chunk is written: the file changes as little as
+    // possible past the prefix that will be reported.
+    if (job.failed) {
+      job.skipped(p.a);
+      continue;
+    }
     ssize_t n = write_range(f, p.slot->host, p.a, p.b);
-    if (n < 0) job.fail(Status::of_errno(static_cast<int>(-n)));
+    if (n < 0) job.fail(Status::of_errno(static_cast<int>(-n)), p.a);
   }
+  // Every chunk written above had its copy confirmed by its event; what is still queued was
+  // never written, and is at or past a chunk already marked lost.
   if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e));
 }
 

@@ -13,7 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -57,12 +57,14 @@ class Engine {
   void start_workers();
   void worker_main(Worker& w);
   Lane* worker_lane(Worker& w, int device, Status& st);
-  void run(Job& job, Lane* lane);
+  void run(Job& job, Lane* lane) noexcept;
+  void run_unguarded(Job& job, Lane* lane);
   void run_host(Job& job);
   void run_read(Job& job, Lane& lane);
   void run_mapped_read(Job& job, Lane& lane);
   /// track=false: no event for this copy (the caller drains the lane before the slot is reused).
-  bool stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, bool track = true);
+  bool stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, off_t unconfirmed,
+                   bool track = true);
   void run_write(Job& job, Lane& lane);
 
   Config config_;
@@ -73,7 +75,7 @@ class Engine {
 
   std::mutex mu_;
   std::condition_variable wake_;
-  std::deque<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
+  std::list<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
   bool stopping_ = false;
   std::once_flag started_;
   std::atomic<int> map_active_{0};  // workers on the mapped path now

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <mutex>
 #include <vector>
 
+#include "engine/log.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::engine {
@@ -35,7 +37,9 @@ Status FileTable::prepare(int fd, std::shared_ptr<File>& out) {
   sys::FileInfo info;
   if (int r = sys::describe(fd, info); r != 0) return Status::of(hipFileInvalidValue);
   if (!info.regular && !info.block) return Status::of(hipFileInvalidFileType);
-  if ((info.flags & O_ACCMODE) == O_ACCMODE) return Status::of(hipFileInvalidFileOpenFlag);  // O_PATH-like
+  // An O_PATH descriptor cannot read or write; a reopen would give it access it never had.
+  if ((info.flags & O_PATH) != 0 || (info.flags & O_ACCMODE) == O_ACCMODE)
+    return Status::of(hipFileInvalidFileOpenFlag);
 
   auto file = std::make_shared<File>();
   file->client_fd = fd;
@@ -47,6 +51,21 @@ Status FileTable::prepare(int fd, std::shared_ptr<File>& out) {
   if (info.dio_mem_align) file->mem_align = std::max<std::uint32_t>(info.dio_mem_align, 8);
 
   int buffered = sys::reopen(fd, info.flags, false);
+  if (buffered < 0 && !file->client_direct) {
+    // The reopen is refused (a descriptor from a more privileged process, a file made mode 000
+    // after open, an O_APPEND descriptor of an append-only file): serve buffered I/O through a
+    // duplicate of the client's own descriptor, as upstream keeps using it.
+    const int refused = -buffered;
+    buffered = sys::duplicate(fd);
+    if (buffered >= 0) {
+      file->append_only = (info.flags & O_APPEND) != 0;
+      HIPFILE_LOG(Info, "fd %d: reopen through /proc/self/fd refused (%s); its duplicate serves buffered I/O%s",
+                  fd, std::strerror(refused), file->append_only ? ", and writes are refused (O_APPEND)" : "");
+      file->buffered_fd = buffered;
+      out = std::move(file);
+      return Status::success();
+    }
+  }
   if (buffered < 0) return Status::of(hipFileGetNewFDFailed);
   file->buffered_fd = buffered;
   int direct = sys::reopen(fd, info.flags, true);

@@ -30,6 +30,9 @@ struct File {
   dev_t dev = 0;
   ino_t ino = 0;
   int access = 0;                     // O_ACCMODE bits of the client fd
+  // buffered_fd is a duplicate of the client's fd (the reopen was refused) that has O_APPEND:
+  // a pwrite through it would append wherever it was asked to write, so writes are refused.
+  bool append_only = false;
   // Fastpath per-file registration (lib/fastpath): set once before the file is visible to I/O,
   // null = engine-only. Released (e.g. cuFileHandleDeregister) before the descriptors close.
   std::shared_ptr<void> fastpath_state;

@@ -8,6 +8,8 @@
 #include <cstdint>
 
 #include "engine/driver.hpp"
+#include "engine/log.hpp"
+#include "engine/profile.hpp"
 #include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
 #include "gpu/hip.hpp"
@@ -41,6 +43,9 @@ Status resolve(const Driver& driver, const std::byte* base, const Config& config
     t.usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
   if (info.kind != gpu::MemKind::Device && !config.allow_system_memory)
     return Status::of(hipFileHipMemoryTypeInvalid);
+  // Managed memory whose allocation the runtime cannot bound (hipMemGetAddressRange failed) and
+  // that is not registered: any size could run past it, so none is accepted.
+  if (info.kind == gpu::MemKind::Managed && info.alloc_base == nullptr) return Status::of(hipFileInvalidValue);
   return Status::success();
 }
 
@@ -88,6 +93,7 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   }
   // Counted from here: the request is well formed and its memory known.
   StatsScope counted{r, dir == Direction::Read ? hipFileStatsOpRead : hipFileStatsOpWrite};
+  profile::Range range(dir == Direction::Read ? "hipFileRead" : "hipFileWrite", size, file_offset);
   counted.device = t.device;
   if (t.kind == gpu::MemKind::Device) counted.path = hipFileStatsPathEngine;
   // Bounds: nothing outside [base + buffer_offset, + size) within the registration/allocation.
@@ -115,11 +121,28 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     r.status = Status::of_errno(EBADF);
     return r;
   }
+  if (dir == Direction::Write && file->append_only) {
+    // Only the client's O_APPEND descriptor serves this file (its reopen was refused), and a
+    // pwrite through it would land at the end of file, not at file_offset.
+    HIPFILE_LOG(Debug, "write refused: fd %d has O_APPEND and could not be reopened without it", file->client_fd);
+    r.status = Status::of(hipFileInvalidFileOpenFlag);
+    return r;
+  }
   if (dir == Direction::Read && file->access == O_WRONLY) {
     r.status = Status::of_errno(EBADF);
     return r;
   }
 
+  // Managed memory is read and written by the CPU directly, so work the application queued on the
+  // NULL stream (a kernel producing it, a memset) must have finished first, as for device memory.
+  if (ordering == Ordering::AfterNullStream && t.kind == gpu::MemKind::Managed) {
+    gpu::DeviceGuard on(t.device);
+    hipError_t e = on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
+    if (e != hipSuccess) {
+      r.status = Status::of_hip(e);
+      return r;
+    }
+  }
   // The engine orders what it serves after the NULL stream itself (cheaply for small requests);
   // a fastpath's transfer is not stream-ordered, so with one loaded, wait here.
   req.after_null_stream = ordering == Ordering::AfterNullStream && req.device >= 0;

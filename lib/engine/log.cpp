@@ -12,6 +12,8 @@
 #include <mutex>
 #include <set>
 
+#include "sys/output_file.hpp"
+
 namespace hipfile::engine::log {
 
 namespace detail {
@@ -76,6 +78,7 @@ bool parse(const char* text, Level& out) noexcept {
 
 void configure(Level level, const std::string& path) {
   std::string failed;
+  int failed_errno = 0;
   {
     std::lock_guard lock(mu());
     const bool same = (path.empty() && g_path == nullptr) || (g_path != nullptr && *g_path == path);
@@ -85,19 +88,21 @@ void configure(Level level, const std::string& path) {
       delete g_path;
       g_path = nullptr;
       if (!path.empty()) {
-        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        int fd = sys::open_output_file(path.c_str(), sys::OutputMode::Append);
         if (fd >= 0) {
           g_fd = fd;
           g_path = new std::string(path);
         } else {
           failed = path;
+          failed_errno = -fd;
         }
       }
     }
   }
   detail::g_level.store(static_cast<int>(level), std::memory_order_relaxed);
   if (!failed.empty())
-    once("logfile=" + failed, Level::Error, "cannot open log file \"%s\": logging to stderr", failed.c_str());
+    once("logfile=" + failed, Level::Error, "cannot open log file \"%s\" (%s): logging to stderr", failed.c_str(),
+         sys::output_file_error(failed_errno));
 }
 
 void write(Level level, const char* fmt, ...) {

@@ -28,6 +28,8 @@ class FileMapping {
   /// File offset where the mapping ends (the file's end if the range went past it).
   off_t end() const noexcept { return file_base_ + static_cast<off_t>(length_); }
   explicit operator bool() const noexcept { return base_ != nullptr; }
+  /// Forgets the mapping without unmapping it: the device may still read it (a wait failed).
+  void abandon() noexcept { base_ = nullptr; }
 
  private:
   const std::byte* base_ = nullptr;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "engine/staging.hpp"
 
+#include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "gpu/hip.hpp"
 
@@ -69,8 +71,13 @@ Lane::~Lane() {
 }
 
 hipError_t Lane::free_slot(Slot& s) noexcept {
+  if (poisoned_) return hipErrorUnknown;  // nothing of a poisoned lane is reused
   hipError_t e = hipSuccess;
-  if (s.busy) e = hipEventSynchronize(s.done);
+  if (s.busy) {
+    e = hipEventSynchronize(s.done);
+    // A failed wait is not a finished copy: make sure, or keep the slot (and its pages) forever.
+    if (e != hipSuccess && !confirm_idle()) return e;
+  }
   s.busy = false;
   if (s.pinned_pages) {
     // Only after its copy finished: the copy engine reads those pages until then.
@@ -82,6 +89,7 @@ hipError_t Lane::free_slot(Slot& s) noexcept {
 }
 
 hipError_t Lane::drain() noexcept {
+  if (poisoned_) return hipErrorUnknown;
   hipError_t e = hipSuccess;
   if (drained_) {
     e = hipEventRecord(drained_, stream_);
@@ -89,11 +97,39 @@ hipError_t Lane::drain() noexcept {
   } else {
     e = hipStreamSynchronize(stream_);
   }
+  // A failed synchronize does not mean the stream is idle: copies may still read the slots or
+  // pinned page-cache pages. They are released only once the runtime says the stream is idle.
+  if (e != hipSuccess) {
+    (void)hipGetLastError();
+    if (!confirm_idle()) return e;
+  }
   for (Slot& s : slots_) {
     s.busy = false;  // the stream is idle: no event to wait for
     if (hipError_t u = free_slot(s); e == hipSuccess) e = u;
   }
   return e;
+}
+
+bool Lane::confirm_idle() noexcept {
+  gpu::DeviceGuard guard(device_);
+  for (;;) {
+    const hipError_t q = hipStreamQuery(stream_);
+    if (q == hipSuccess) return true;
+    if (q != hipErrorNotReady) {
+      (void)hipGetLastError();
+      poisoned_ = true;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+void release_lane(std::unique_ptr<Lane> lane) noexcept {
+  if (lane && lane->poisoned()) {
+    (void)lane.release();  // intentionally leaked: the device may still use its memory
+    return;
+  }
+  lane.reset();
 }
 
 std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
@@ -112,6 +148,7 @@ std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
 
 void LanePool::release(std::unique_ptr<Lane> lane) {
   if (!lane) return;
+  if (lane->poisoned()) return release_lane(std::move(lane));
   std::lock_guard lock(mu_);
   free_.push_back(std::move(lane));
 }

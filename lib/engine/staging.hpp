@@ -44,15 +44,26 @@ class Lane {
   hipError_t free_slot(Slot& s) noexcept;
   /// Waits for everything queued on the lane and frees every slot.
   hipError_t drain() noexcept;
+  /// A wait failed and the runtime could not say that the lane's copies finished: its slots and
+  /// the pages they pinned may still be read or written by the device, so none is released or
+  /// reused, and the lane's memory is never freed (the owner leaks it; see release_lane).
+  bool poisoned() const noexcept { return poisoned_; }
 
  private:
   Lane() = default;
+  /// After a failed synchronize: asks the runtime until the stream is idle (true) or it reports an
+  /// error instead of "not ready" (false: the lane is poisoned).
+  bool confirm_idle() noexcept;
   int device_ = -1;
   hipStream_t stream_ = nullptr;
   std::vector<Slot> slots_;
   std::size_t slot_bytes_ = 0;
   hipEvent_t drained_ = nullptr;  // blocking lanes: recorded and waited on by drain()
+  bool poisoned_ = false;
 };
+
+/// Destroys a lane, or leaks it when poisoned: its memory may still be in use by the device.
+void release_lane(std::unique_ptr<Lane> lane) noexcept;
 
 /// Lanes for requests run on their callers' threads, per device, handed out and returned.
 class LanePool {

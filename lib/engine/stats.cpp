@@ -12,9 +12,11 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 
 #include "engine/config.hpp"
 #include "engine/log.hpp"
+#include "sys/output_file.hpp"
 
 namespace hipfile::engine::stats {
 
@@ -35,8 +37,11 @@ struct alignas(64) Shard {
   Counters path[P][O];
   Counter size_hist[P][O][B];
   Counter latency_hist[P][O][B];
-  Counters device[D][O];
+  Counters device[D][P][O];  // from level 1: hipFile 0.5's per-GPU figures need it
 };
+
+constexpr int C = static_cast<int>(Call::Count);
+Counter g_calls[C][2];  // registrations and batch calls: rare, so not sharded
 
 Shard g_shards[kShards];  // zero-initialised, in .bss: nothing happens at load
 std::atomic<unsigned> g_level{1};
@@ -115,11 +120,28 @@ void record(hipFileStatsPath_t path, hipFileStatsOp_t op, int device, std::size_
     add(s.size_hist[path][op][bucket(bytes)], 1);
     add(s.latency_hist[path][op][bucket(ns)], 1);
   }
-  if (l >= 3 && device >= 0) add_counters(s.device[device < D ? device : D - 1][op], bytes, ns, error);
+  if (device >= 0) add_counters(s.device[device < D ? device : D - 1][path][op], bytes, ns, error);
+}
+
+void count(Call call, bool ok, std::uint64_t n) noexcept {
+  const int c = static_cast<int>(call);
+  if (level() == 0 || c < 0 || c >= C) return;
+  add(g_calls[c][ok ? 0 : 1], n);
 }
 
 void snapshot(hipFileStatsL3_t& out) noexcept {
+  Raw* raw = new (std::nothrow) Raw;  // ~4 KiB: not on the caller's stack
+  if (raw == nullptr) {
+    std::memset(&out, 0, sizeof out);
+    return;
+  }
+  snapshot(out, *raw);
+  delete raw;
+}
+
+void snapshot(hipFileStatsL3_t& out, Raw& raw) noexcept {
   std::memset(&out, 0, sizeof out);
+  std::memset(&raw, 0, sizeof raw);
   out.l2.l1.version = HIPFILE_STATS_VERSION;
   out.l2.l1.level = level();
   for (const Shard& s : g_shards) {
@@ -132,8 +154,14 @@ void snapshot(hipFileStatsL3_t& out) noexcept {
         }
       }
     for (int d = 0; d < D; ++d)
-      for (int o = 0; o < O; ++o) sum(out.device[d][o], s.device[d][o]);
+      for (int p = 0; p < P; ++p)
+        for (int o = 0; o < O; ++o) {
+          sum(out.device[d][o], s.device[d][p][o]);
+          sum(raw.device[d][p][o], s.device[d][p][o]);
+        }
   }
+  for (int c = 0; c < C; ++c)
+    for (int k = 0; k < 2; ++k) raw.calls[c][k] = get(g_calls[c][k]);
 }
 
 void reset() noexcept {
@@ -153,8 +181,11 @@ void reset() noexcept {
         }
       }
     for (auto& dev : s.device)
-      for (auto& c : dev) zero(c);
+      for (auto& path : dev)
+        for (auto& c : path) zero(c);
   }
+  for (auto& call : g_calls)
+    for (auto& c : call) c.store(0, std::memory_order_relaxed);
 }
 
 std::string report() {
@@ -209,13 +240,13 @@ bool write_report(const std::string& requested) {
   }
   if (path.empty()) return false;
   const std::string text = report();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // No symlink in the path, never a FIFO or device, another user's file never replaced.
+  int fd = sys::open_output_file(path.c_str(), sys::OutputMode::Replace);
   if (fd < 0) {
     log::once("stats-file=" + path, log::Level::Warn, "cannot write the statistics report to \"%s\": %s",
-              path.c_str(), std::strerror(errno));
+              path.c_str(), sys::output_file_error(-fd));
     return false;
   }
-  (void)::fchmod(fd, 0600);  // an existing file keeps its mode through O_CREAT: make it private
   bool ok = true;
   std::size_t done = 0;
   while (done < text.size()) {

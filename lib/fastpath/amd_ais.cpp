@@ -21,6 +21,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/env.hpp"
 #include "engine/config.hpp"
 #include "engine/log.hpp"
 
@@ -124,7 +125,7 @@ std::shared_ptr<Fastpath> load_amd_ais(const Config&, Report& report) {
     return nullptr;
   }
   bool any_fs = false;
-  if (const char* v = std::getenv("HIPFILE_UNSUPPORTED_FILE_SYSTEMS")) (void)engine::parse_bool(v, any_fs);
+  if (const char* v = engine::env::get("HIPFILE_UNSUPPORTED_FILE_SYSTEMS")) (void)engine::parse_bool(v, any_fs);
   report.fastpath = "amd-ais";
   report.gds = true;
   report.reason = std::string("hipAmdFileRead/Write resolved; aligned device I/O on ") +

@@ -14,7 +14,8 @@
 //   - /proc/driver/nvidia-fs exists (the nvidia-fs kernel module), or
 //   - cuFile reports an nvidia-fs version (nvfs.major_version != 0), or
 //   - PCI P2PDMA is asked for (hipFileParamUsePcip2pdma) and cuFile reports NVMe P2P support.
-// Otherwise the driver is closed and the library unloaded again, and the engine serves all I/O.
+// Otherwise the driver is closed again (the library stays loaded: RTLD_NODELETE, never unloaded),
+// and the engine serves all I/O.
 // Per file, cuFileHandleRegister on the library's O_DIRECT fd must succeed; otherwise the file
 // is engine-only. Every decision is logged at debug level and published in the fastpath report.
 #include "fastpath/fastpath.hpp"
@@ -96,7 +97,7 @@ struct Library {
 
   ~Library() {
     if (opened && driver_close) (void)driver_close();
-    if (dl) dlclose(dl);
+    if (dl) dlclose(dl);  // drops the reference only: RTLD_NODELETE keeps the code mapped
   }
 };
 
@@ -217,7 +218,10 @@ std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report) {
   auto lib = std::make_shared<Library>();
   std::string tried, last_error, opened;
   for (const std::string& name : names) {
-    lib->dl = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // RTLD_NODELETE: libcufile is never unloaded, as KvikIO does. Its threads and atexit
+    // handlers (and those of the CUDA libraries it pulls in) must not outlive its code, and a
+    // reload at every driver open would run its constructors again.
+    lib->dl = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (lib->dl != nullptr) {
       opened = name;
       break;
@@ -274,7 +278,7 @@ std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report) {
                            : "not requested");
   if (!nvfs_module && head.nvfs.major_version == 0 && !(config.use_pcip2pdma && nvme_p2p)) {
     report.reason = "libcufile loaded but reports no GPU-direct storage (" + found +
-                    "); it was closed and unloaded, every I/O uses the engine";
+                    "); its driver was closed, every I/O uses the engine";
     return nullptr;  // ~Library: cuFileDriverClose, then dlclose
   }
   report.fastpath = "cufile";

@@ -26,6 +26,14 @@ bool engine_can_serve(const engine::Status& st) noexcept {
   return st.op == hipFileSuccess && (st.sys == ENODEV || st.sys == EREMOTEIO || st.sys == EINVAL);
 }
 
+// POSIX's convention: a failure after `moved` leading bytes is a short count of them.
+IoResult moved_prefix(const IoResult& failed, std::size_t moved) noexcept {
+  if (failed.ok() || moved == 0) return failed;
+  IoResult r;
+  r.bytes = static_cast<ssize_t>(moved);
+  return r;
+}
+
 }  // namespace
 
 void set_test_fastpath(std::shared_ptr<Fastpath> fp) {
@@ -109,11 +117,11 @@ IoResult execute(Fastpath* fp, const Config& config, const Request& req, gpu::Me
   // only when it is one the engine can serve. The engine is the compat path: only if allowed.
   const bool retry = r.ok() || engine_can_serve(r.status);
   if (!retry || !config.allow_compat) {
-    if (r.ok()) path = fp->stats_path();  // a short count stands as the fastpath gave it
+    if (r.ok() || moved > 0) path = fp->stats_path();  // a short count stands as the fastpath gave it
     HIPFILE_LOG(Debug, "fastpath %s: %s at offset %lld failed (errno %d, op %d)%s", fp->name(),
                 req.dir == Direction::Read ? "read" : "write", static_cast<long long>(req.offset), r.status.sys,
                 static_cast<int>(r.status.op), retry ? "; compat mode disabled, not retried" : "");
-    return r;
+    return moved_prefix(r, moved);
   }
   HIPFILE_LOG(Debug, "fastpath %s: %s at offset %lld moved %zu of %zu bytes (errno %d); the engine serves the rest",
               fp->name(), req.dir == Direction::Read ? "read" : "write", static_cast<long long>(req.offset), moved,
@@ -123,7 +131,8 @@ IoResult execute(Fastpath* fp, const Config& config, const Request& req, gpu::Me
   rest.offset += static_cast<off_t>(moved);
   rest.size -= moved;
   IoResult e = engine(rest);
-  if (!e.ok()) return e;
+  // The engine's error stands only when nothing moved at all: the fastpath's bytes are a prefix.
+  if (!e.ok()) return moved_prefix(e, moved);
   e.bytes += static_cast<ssize_t>(moved);
   return e;  // `path` stays the engine's: the engine finished the request
 }

@@ -16,7 +16,9 @@ enum class MemKind { Unregistered, Host, Device, Managed };
 struct PointerInfo {
   MemKind kind = MemKind::Unregistered;
   int device = -1;                 // device of Device/Managed memory, else -1
-  const std::byte* alloc_base = nullptr;  // containing allocation (Device/Managed), else null
+  // Containing allocation (Device/Managed), else null; also null for Managed memory whose range
+  // the runtime could not give (the caller then has no bound and must refuse unregistered I/O).
+  const std::byte* alloc_base = nullptr;
   std::size_t alloc_size = 0;
 };
 

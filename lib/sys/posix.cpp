@@ -12,7 +12,8 @@
 namespace hipfile::sys {
 
 namespace {
-constexpr Ops kDefaultOps{::pread, ::pwrite, ::fdatasync};
+int open_path(const char* path, int flags) { return ::open(path, flags); }
+constexpr Ops kDefaultOps{::pread, ::pwrite, ::fdatasync, open_path};
 }
 
 Ops ops = kDefaultOps;
@@ -90,7 +91,7 @@ int reopen(int fd, int client_flags, bool direct) noexcept {
   int flags = (client_flags & O_ACCMODE) | O_CLOEXEC | (client_flags & O_NOATIME);
   if (direct) flags |= O_DIRECT;
   for (;;) {
-    int r = ::open(path, flags);
+    int r = ops.open(path, flags);
     if (r >= 0) return r;
     if (errno == EINTR) continue;
     if (errno == EPERM && (flags & O_NOATIME)) {  // O_NOATIME needs ownership
@@ -99,6 +100,15 @@ int reopen(int fd, int client_flags, bool direct) noexcept {
     }
     return -errno;
   }
+}
+
+}  // namespace hipfile::sys
+
+namespace hipfile::sys {
+
+int duplicate(int fd) noexcept {
+  int r = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  return r >= 0 ? r : -errno;
 }
 
 }  // namespace hipfile::sys

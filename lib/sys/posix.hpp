@@ -16,6 +16,7 @@ struct Ops {
   ssize_t (*pread)(int fd, void* buf, size_t count, off_t offset);
   ssize_t (*pwrite)(int fd, const void* buf, size_t count, off_t offset);
   int (*fdatasync)(int fd);
+  int (*open)(const char* path, int flags);  // reopen through /proc/self/fd (no O_CREAT)
 };
 
 /// The active system-call table. Tests swap entries and restore them with `reset_ops()`.
@@ -49,5 +50,10 @@ int describe(int fd, FileInfo& out) noexcept;
 /// positional write must land where asked, and a reopen must not change the file).
 /// @return the new fd, or -errno.
 int reopen(int fd, int client_flags, bool direct) noexcept;
+
+/// A duplicate of `fd` (F_DUPFD_CLOEXEC): what serves buffered I/O when the reopen is refused
+/// (a descriptor received from a more privileged process, a file made mode 000 after open).
+/// It shares the client's open file description, flags included. @return the new fd, or -errno.
+int duplicate(int fd) noexcept;
 
 }  // namespace hipfile::sys

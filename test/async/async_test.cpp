@@ -331,21 +331,59 @@ TEST_CASE("injected HIP failures") {
     HIP_CHECK(hipStreamSynchronize(s));
     (void)hipGetLastError();
   }
-  SECTION("hipStreamWaitValue32 fails: the blocking fallback keeps the order") {
+  SECTION("hipStreamWaitValue32 fails: an error, and the operation never runs") {
+    // The caller may free the buffer and *bytes as soon as the call returned an error. Here they
+    // stay allocated, so that a late run would show: the bytes would arrive and *bytes change.
     fill_device(dev.get(), 0, dev.size());
-    void* host = nullptr;
-    HIP_CHECK(hipHostMalloc(&host, size, 0));
+    auto* result = new ssize_t(-77);
     Gate gate;
     gate.close_on(s);
-    hipcpuInjectFault("hipStreamWaitValue32", 1, 1, hipErrorUnknown);
-    HF_OK(hipFileReadAsync(of.fh, dev.get(), &size, &foff, &boff, &bytes, s));
+    const hipError_t injected = GENERATE(hipErrorUnknown, hipErrorNotSupported);
+    CAPTURE(injected);
+    hipcpuInjectFault("hipStreamWaitValue32", 1, 1, injected);
+    hipFileError_t e = hipFileReadAsync(of.fh, dev.get(), &size, &foff, &boff, result, s);
     hipcpuClearFaults();
-    HIP_CHECK(hipMemcpyAsync(host, dev.get(), size, hipMemcpyDeviceToHost, s));
+    if (injected == hipErrorNotSupported) {
+      CHECK(e.err == hipFileAsyncNotSupported);
+    } else {
+      CHECK(e.err == hipFileHipDriverError);
+      CHECK(e.hip_drv_err == hipErrorUnknown);
+    }
     gate.release();
     HIP_CHECK(hipStreamSynchronize(s));
-    CHECK(bytes == static_cast<ssize_t>(size));
-    CHECK(std::memcmp(host, pattern(size, 4).data(), size) == 0);
-    HIP_CHECK(hipHostFree(host));
+    // The hand-off already on the stream reaches the executor: give it every chance to misbehave
+    // by running one more operation through the same executor and stream after it.
+    std::size_t size2 = 4096;
+    ssize_t bytes2 = -77;
+    HF_OK(hipFileReadAsync(of.fh, dev.get(), &size2, &foff, &boff, &bytes2, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    CHECK(bytes2 == 4096);  // no sticky downgrade: the next submission uses the wait again
+    CHECK(*result == -77);
+    CHECK(same(to_host(dev.bytes() + 4096, dev.size() - 4096), std::vector<std::byte>(dev.size() - 4096)));
+    delete result;
+  }
+  SECTION("a failed flag-word allocation fails that call only") {
+    // Operations held in flight until one needs a new block of words, whose allocation fails.
+    Gate gate;
+    gate.close_on(s);
+    std::vector<ssize_t> results(5000, -77);
+    std::vector<hipFileError_t> errs;
+    hipcpuInjectFault("hipHostMalloc", 1, 1, hipErrorOutOfMemory);
+    for (auto& r : results) {
+      errs.push_back(hipFileReadAsync(of.fh, dev.get(), &size, &foff, &boff, &r, s));
+      if (errs.back().err != hipFileSuccess) break;
+    }
+    hipcpuClearFaults();
+    REQUIRE(errs.back().err == hipFileHipDriverError);
+    CHECK(errs.back().hip_drv_err == hipErrorOutOfMemory);
+    // Not remembered: the next submission allocates and waits on the device as usual.
+    ssize_t next = -77;
+    HF_OK(hipFileReadAsync(of.fh, dev.get(), &size, &foff, &boff, &next, s));
+    gate.release();
+    HIP_CHECK(hipStreamSynchronize(s));
+    CHECK(next == static_cast<ssize_t>(size));
+    for (std::size_t i = 0; i + 1 < errs.size(); ++i) CHECK(results[i] == static_cast<ssize_t>(size));
+    CHECK(results[errs.size() - 1] == -77);
   }
   SECTION("a copy inside the I/O fails: -hipFileHipDriverError") {
     Gate gate;

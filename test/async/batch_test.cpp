@@ -43,9 +43,11 @@ TEST_CASE("setup limits") {
   HF_OK(hipFileBatchIOSetUp(&b, 1));
   hipFileBatchIODestroy(b);
   // Destroyed or unknown handles.
-  unsigned nr = 0;
-  CHECK(hipFileBatchIOSubmit(b, 0, nullptr, 0).err == hipFileInvalidValue);
-  CHECK(hipFileBatchIOGetStatus(b, 0, &nr, nullptr, nullptr).err == hipFileInvalidValue);
+  unsigned nr = 1;
+  hipFileIOParams_t io{};
+  hipFileIOEvents_t ev[1];
+  CHECK(hipFileBatchIOSubmit(b, 1, &io, 0).err == hipFileInvalidValue);
+  CHECK(hipFileBatchIOGetStatus(b, 0, &nr, ev, nullptr).err == hipFileInvalidValue);
   CHECK(hipFileBatchIOCancel(b).err == hipFileInvalidValue);
   hipFileBatchIODestroy(b);        // ignored
   hipFileBatchIODestroy(nullptr);  // ignored
@@ -108,6 +110,32 @@ TEST_CASE("a 128-entry batch of mixed reads and writes, byte for byte") {
   }
 }
 
+TEST_CASE("a batch handle is refused after the last driver close, as in hipFile 0.5") {
+  TempFile f(64 * kKiB, 4);
+  DeviceMem dev(64 * kKiB);
+  hipFileBatchHandle_t b = nullptr;
+  {
+    DriverScope drv;
+    OpenFile of(f.path());
+    HF_OK(hipFileBatchIOSetUp(&b, 2));
+    hipFileIOParams_t io = hipfile::batch_op(hipFileBatchRead, of.fh, dev.get(), 4096, 0, 0, nullptr);
+    HF_OK(hipFileBatchIOSubmit(b, 1, &io, 0));
+    auto ev = collect(b, 1);
+    CHECK(ev[0].status == hipFileComplete);
+    CHECK(ev[0].ret == 4096);
+  }
+  REQUIRE(hipFileUseCount() == 0);
+  DriverScope again;  // a new open does not bring the old handle back
+  OpenFile of(f.path());
+  hipFileIOParams_t io = hipfile::batch_op(hipFileBatchRead, of.fh, dev.get(), 4096, 0, 0, nullptr);
+  unsigned nr = 1;
+  hipFileIOEvents_t ev[1];
+  CHECK(hipFileBatchIOSubmit(b, 1, &io, 0).err == hipFileInvalidValue);
+  CHECK(hipFileBatchIOGetStatus(b, 0, &nr, ev, nullptr).err == hipFileInvalidValue);
+  CHECK(hipFileBatchIOCancel(b).err == hipFileInvalidValue);
+  hipFileBatchIODestroy(b);  // ignored
+}
+
 TEST_CASE("submission errors are all-or-nothing") {
   DriverScope drv;
   TempFile f(256 * kKiB, 2);
@@ -148,7 +176,16 @@ TEST_CASE("submission errors are all-or-nothing") {
   bad.fh = reinterpret_cast<hipFileHandle_t>(&junk);
   check_refused(bad, hipFileHandleNotRegistered);
   CHECK(hipFileBatchIOSubmit(b, 1, nullptr, 0).err == hipFileInvalidValue);
-  HF_OK(hipFileBatchIOSubmit(b, 0, nullptr, 0));
+  // hipFile 0.5: an empty submit and an empty status request are invalid (0.2: success).
+  hipFileIOParams_t none[1] = {good};
+  CHECK(hipFileBatchIOSubmit(b, 0, nullptr, 0).err == hipFileInvalidValue);
+  CHECK(hipFileBatchIOSubmit(b, 0, none, 0).err == hipFileInvalidValue);
+  {
+    unsigned zero = 0;
+    hipFileIOEvents_t one[1];
+    CHECK(hipFileBatchIOGetStatus(b, 0, &zero, one, nullptr).err == hipFileInvalidValue);
+    CHECK(zero == 0);
+  }
   // Invalid timespecs and counts.
   unsigned nr = 1;
   hipFileIOEvents_t ev[1];

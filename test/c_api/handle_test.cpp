@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // File handle registration: argument checks, the library's own descriptors, stale fd numbers,
 // and deregistration while I/O is in flight.
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 #include "helpers.hpp"
@@ -173,4 +176,64 @@ TEST_CASE("Deregistering while I/O is in flight waits for it", "[handle]") {
   CHECK(hipFileRead(r->handle, mem.get(), 16, 0, 0) == -hipFileHandleNotRegistered);
   r->handle = nullptr;
   delete r;
+}
+
+TEST_CASE("An O_PATH descriptor is refused: it cannot read, so neither may the library", "[handle][descriptor]") {
+  ClosedDriver guard;
+  TempFile f(4096, 5);
+  const int flags = GENERATE(O_PATH, O_PATH | O_RDWR);
+  int fd = ::open(f.c_str(), flags | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  char byte;
+  CHECK(::read(fd, &byte, 1) == -1);  // what O_PATH means
+  hipFileHandle_t h = nullptr;
+  CHECK(register_fd(fd, &h).err == hipFileInvalidFileOpenFlag);
+  CHECK(hipFileUseCount() == 0);  // refused before the implicit open
+  ::close(fd);
+}
+
+TEST_CASE("A descriptor received through SCM_RIGHTS registers and serves I/O", "[handle][descriptor]") {
+  ClosedDriver guard;
+  const std::size_t n = 256u << 10;
+  TempFile f(n, 6);
+  int pair[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+  int sent = ::open(f.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(sent >= 0);
+  char data = 'x';
+  iovec iov{&data, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &sent, sizeof(int));
+  REQUIRE(::sendmsg(pair[0], &msg, 0) == 1);
+  ::close(sent);  // only the received copy is left
+  msghdr in{};
+  alignas(cmsghdr) char in_control[CMSG_SPACE(sizeof(int))] = {};
+  in.msg_iov = &iov;
+  in.msg_iovlen = 1;
+  in.msg_control = in_control;
+  in.msg_controllen = sizeof in_control;
+  REQUIRE(::recvmsg(pair[1], &in, MSG_CMSG_CLOEXEC) == 1);
+  int got = -1;
+  std::memcpy(&got, CMSG_DATA(CMSG_FIRSTHDR(&in)), sizeof(int));
+  ::close(pair[0]);
+  ::close(pair[1]);
+  hipFileHandle_t h = nullptr;
+  REQUIRE(register_fd(got, &h).err == hipFileSuccess);
+  DeviceMem mem(n);
+  CHECK(hipFileRead(h, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 6));
+  to_device(mem.get(), pattern(n, 7));
+  CHECK(hipFileWrite(h, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(read_file(f.path()) == pattern(n, 7));
+  hipFileHandleDeregister(h);
+  ::close(got);
 }

@@ -55,5 +55,8 @@ inline hipFileError_t register_fd(int fd, hipFileHandle_t* out) {
 int open_fd_count();
 /// Number of threads in this process.
 int thread_count();
+/// Number of this process's descriptors open on @p path (an absolute path without symlinks).
+/// Unlike open_fd_count, it ignores what the HIP runtime opens (CUDA opens device nodes lazily).
+int fds_on(const std::string& path);
 
 }  // namespace hipfile::test

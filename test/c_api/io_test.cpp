@@ -3,6 +3,7 @@
 // and canaries around every target so nothing outside the caller's range is ever written.
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <cstdlib>
@@ -146,11 +147,24 @@ TEST_CASE("Bad arguments give exact errors and touch nothing", "[io]") {
   CHECK(hipFileRead(reinterpret_cast<hipFileHandle_t>(0xdeadbeef), g.data(), 16, 0, 0) ==
         -hipFileHandleNotRegistered);
   CHECK(hipFileRead(r.handle, nullptr, 16, 0, 0) == -hipFileInvalidValue);
-  CHECK(hipFileRead(r.handle, g.data(), 16, -1, 0) == -hipFileInvalidValue);
-  CHECK(hipFileRead(r.handle, g.data(), 16, 0, -1) == -hipFileInvalidValue);
+  // Negative offsets: -1 with errno EINVAL, as hipFile 0.4 and later (0.2: -hipFileInvalidValue).
+  errno = 0;
+  CHECK(hipFileRead(r.handle, g.data(), 16, -1, 0) == -1);
+  CHECK(errno == EINVAL);
+  errno = 0;
+  CHECK(hipFileRead(r.handle, g.data(), 16, 0, -1) == -1);
+  CHECK(errno == EINVAL);
+  errno = 0;
+  CHECK(hipFileRead(nullptr, g.data(), 16, LLONG_MIN, 0) == -1);  // before the handle is looked at
+  CHECK(errno == EINVAL);
   CHECK(hipFileRead(r.handle, g.data(), 16, LLONG_MAX - 8, 0) == -hipFileInvalidValue);  // overflow
   CHECK(hipFileRead(r.handle, g.data(), SIZE_MAX, 0, 0) == -hipFileInvalidValue);
-  CHECK(hipFileWrite(r.handle, g.data(), 16, -5, 0) == -hipFileInvalidValue);
+  errno = 0;
+  CHECK(hipFileWrite(r.handle, g.data(), 16, -5, 0) == -1);
+  CHECK(errno == EINVAL);
+  errno = 0;
+  CHECK(hipFileWrite(r.handle, g.data(), 16, 0, -4096) == -1);
+  CHECK(errno == EINVAL);
   CHECK(hipFileWrite(r.handle, g.data(), SIZE_MAX / 2, 0, 0) == -hipFileInvalidValue);
   g.check();
   CHECK(read_file(f.path()) == pattern(1 << 16, 37));
@@ -344,4 +358,49 @@ TEST_CASE("Sync I/O is ordered after work queued on the NULL stream", "[io]") {
   REQUIRE(hipMemsetAsync(mem.get(), 0, n, nullptr) == hipSuccess);
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
   CHECK(to_host(mem.get(), n) == data);
+}
+
+TEST_CASE("I/O ending at the largest file offset works where the kernel takes it", "[io][overflow]") {
+  ClosedDriver guard;
+  // tmpfs accepts offsets up to LLONG_MAX (sparse); other file systems answer EFBIG, and then
+  // so must the library, without overflowing its own arithmetic on the way (UBSan checks that).
+  std::string path = "/dev/shm/hipfile-maxoff-" + std::to_string(::getpid());
+  int probe = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (probe < 0) {
+    path = test_dir() + "/hipfile-maxoff-" + std::to_string(::getpid());
+    probe = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  }
+  REQUIRE(probe >= 0);
+  const std::size_t n = GENERATE(std::size_t{4096}, std::size_t{5000}, std::size_t{3} << 20);
+  CAPTURE(n);
+  const hoff_t off = static_cast<hoff_t>(LLONG_MAX - static_cast<long long>(n));
+  const auto data = pattern(n, 88);
+  errno = 0;
+  const ssize_t plain = ::pwrite(probe, data.data(), n, off);
+  const int plain_errno = errno;
+  REQUIRE(::ftruncate(probe, 0) == 0);
+  ::close(probe);
+  {
+    Registered r(path, O_RDWR);
+    const bool device = GENERATE(true, false);
+    CAPTURE(device);
+    DeviceMem dmem(n);
+    std::vector<std::byte> hmem(data);
+    void* mem = device ? dmem.get() : static_cast<void*>(hmem.data());
+    if (device) to_device(mem, data);
+    errno = 0;
+    const ssize_t w = hipFileWrite(r.handle, mem, n, off, 0);
+    if (plain == static_cast<ssize_t>(n)) {
+      REQUIRE(w == static_cast<ssize_t>(n));
+      if (device) fill_device(mem, 0, n); else std::fill(hmem.begin(), hmem.end(), std::byte{0});
+      REQUIRE(hipFileRead(r.handle, mem, n, off, 0) == static_cast<ssize_t>(n));
+      CHECK((device ? to_host(mem, n) : hmem) == data);
+      // One byte more would pass the largest offset: refused, not wrapped.
+      CHECK(hipFileRead(r.handle, mem, n, off + 1, 0) == -hipFileInvalidValue);
+    } else {
+      CHECK(w == -1);
+      CHECK(errno == plain_errno);
+    }
+  }
+  ::unlink(path.c_str());
 }

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   if (hipFileRead(fh, dev, n, 0, 0) != static_cast<ssize_t>(n)) return 1;
   if (argc > 2 && hipFileStatsWrite(argv[2]).err != hipFileSuccess) return 1;
   hipFileHandleDeregister(fh);
-  hipFileDriverClose();
+  if (hipFileDriverClose().err != hipFileSuccess) return 1;
   (void)hipFree(dev);
   close(fd);
   unlink(argv[1]);

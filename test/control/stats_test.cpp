@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -30,7 +31,7 @@ struct Fresh : ClosedDriver {
 
 std::unique_ptr<hipFileStatsL3_t> l3() {
   auto s = std::make_unique<hipFileStatsL3_t>();
-  REQUIRE(hipFileGetStatsL3(s.get()).err == ok);
+  REQUIRE(hipFileGetStatsExL3(s.get(), sizeof *s).err == ok);
   return s;
 }
 
@@ -85,7 +86,8 @@ TEST_CASE("Level 1 counts bytes, operations and errors per path and operation", 
   CHECK(p[hipFileStatsPathCufile][R].ops == 0);
   CHECK(p[ENG][R].time_ns > 0);
   CHECK(s->l2.size_hist[ENG][W][20] == 0);  // histograms need level 2
-  CHECK(s->device[0][W].ops == 0);          // per device needs level 3
+  CHECK(s->device[0][W].ops == 1);          // per device from level 1 since 0.5 (hipFileGetStatsL3)
+  CHECK(s->device[0][R].errors == 1);
   REQUIRE(hipFileDriverClose().err == ok);
 }
 
@@ -106,10 +108,10 @@ TEST_CASE("Level 3 adds histograms and per-device counters; reset zeroes all", "
   CHECK(s->device[0][R].errors == 1);
 
   hipFileStatsL1_t l1{};
-  REQUIRE(hipFileGetStatsL1(&l1).err == ok);
+  REQUIRE(hipFileGetStatsExL1(&l1, sizeof l1).err == ok);
   CHECK(l1.path[ENG][W].bytes == 1u << 20);
   auto l2 = std::make_unique<hipFileStatsL2_t>();
-  REQUIRE(hipFileGetStatsL2(l2.get()).err == ok);
+  REQUIRE(hipFileGetStatsExL2(l2.get(), sizeof *l2).err == ok);
   CHECK(l2->size_hist[ENG][W][20] == 1);
 
   REQUIRE(hipFileStatsReset().err == ok);
@@ -132,14 +134,34 @@ TEST_CASE("Level 0 records nothing; the level can change at run time", "[stats]"
 }
 
 TEST_CASE("Stats bad input", "[stats]") {
-  CHECK(hipFileGetStatsL1(nullptr).err == hipFileInvalidValue);
-  CHECK(hipFileGetStatsL2(nullptr).err == hipFileInvalidValue);
-  CHECK(hipFileGetStatsL3(nullptr).err == hipFileInvalidValue);
+  CHECK(hipFileGetStatsExL1(nullptr, sizeof(hipFileStatsL1_t)).err == hipFileInvalidValue);
+  CHECK(hipFileGetStatsExL2(nullptr, sizeof(hipFileStatsL2_t)).err == hipFileInvalidValue);
+  CHECK(hipFileGetStatsExL3(nullptr, sizeof(hipFileStatsL3_t)).err == hipFileInvalidValue);
+  hipFileStatsL1_t small{};
+  small.version = 77;
+  CHECK(hipFileGetStatsExL1(&small, sizeof small - 1).err == hipFileInvalidValue);
+  CHECK(small.version == 77);  // nothing written
   CHECK(hipFileGetStatsLevel(nullptr).err == hipFileInvalidValue);
   CHECK(hipFileSetStatsLevel(4).err == hipFileInvalidValue);
   CHECK(hipFileSetStatsLevel(-1).err == hipFileInvalidValue);
   CHECK(hipFileStatsWrite(nullptr).err == hipFileInvalidValue);  // no HIPFILE_STATS_FILE
   CHECK(hipFileUseCount() == 0);
+}
+
+TEST_CASE("A caller with a larger (newer) struct gets what the library knows, then zeros", "[stats]") {
+  Fresh fresh(1);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  known_io();
+  struct Newer {
+    hipFileStatsL1_t known;
+    uint64_t appended[4];
+  } n;
+  std::memset(&n, 0xab, sizeof n);
+  REQUIRE(hipFileGetStatsExL1(&n.known, sizeof n).err == ok);
+  CHECK(n.known.version == HIPFILE_STATS_VERSION);
+  CHECK(n.known.path[ENG][W].bytes == 1u << 20);
+  for (uint64_t v : n.appended) CHECK(v == 0);
+  REQUIRE(hipFileDriverClose().err == ok);
 }
 
 TEST_CASE("HIPFILE_STATS_FILE gets a 0600 report at the last close", "[stats]") {

@@ -63,7 +63,7 @@ TEST_CASE("A default DeviceBuffer is empty", "[device_buffer]") {
 
 TEST_CASE("DeviceBuffer::allocate owns device memory that holds bytes", "[device_buffer]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   {
     auto b = DeviceBuffer::allocate(10000);
     REQUIRE(b.has_value());
@@ -94,7 +94,7 @@ TEST_CASE("DeviceBuffer::allocate owns device memory that holds bytes", "[device
 
 TEST_CASE("A moved-from DeviceBuffer frees nothing", "[device_buffer]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   auto a = DeviceBuffer::allocate(4096);
   REQUIRE(a.has_value());
   void* p = a->data();
@@ -118,7 +118,7 @@ TEST_CASE("A moved-from DeviceBuffer frees nothing", "[device_buffer]") {
 
 TEST_CASE("DeviceBuffer move-assignment frees the old memory now", "[device_buffer]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   auto a = DeviceBuffer::allocate(4096);
   auto b = DeviceBuffer::allocate(8192);
   REQUIRE(a.has_value());
@@ -143,7 +143,7 @@ TEST_CASE("DeviceBuffer move-assignment frees the old memory now", "[device_buff
 
 TEST_CASE("DeviceBuffer::release hands the memory to the caller", "[device_buffer]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   void* p = nullptr;
   {
     auto b = DeviceBuffer::allocate(4096);
@@ -201,7 +201,7 @@ TEST_CASE("DeviceBuffer::allocate on another device restores the caller's device
     return;
   }
   REQUIRE(hipSetDevice(0) == hipSuccess);
-  const auto live1 = live(1);
+  [[maybe_unused]] const auto live1 = live(1);
   {
     auto b = DeviceBuffer::allocate(4096, 1);
     REQUIRE(b.has_value());
@@ -222,7 +222,7 @@ TEST_CASE("DeviceBuffer::allocate on another device restores the caller's device
 #ifdef __HIP_PLATFORM_CPU__
 TEST_CASE("DeviceBuffer::allocate reports injected HIP failures and leaks nothing", "[device_buffer]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   SECTION("hipMalloc fails") {
     hipcpuInjectFault("hipMalloc", 1, 1, hipErrorOutOfMemory);
     auto b = DeviceBuffer::allocate(4096);

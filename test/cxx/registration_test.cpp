@@ -204,7 +204,7 @@ TEST_CASE("Registration::contains accepts exactly the subspans of the region", "
 TEST_CASE("make_registered_buffer allocates and registers; destruction deregisters then frees",
           "[registration]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   const void* base = nullptr;
   {
     auto rb = hipfile::make_registered_buffer(1 << 16);
@@ -230,7 +230,7 @@ TEST_CASE("make_registered_buffer allocates and registers; destruction deregiste
 
 TEST_CASE("RegisteredBuffer move-assignment releases the old pair now, in order", "[registration]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   auto a = hipfile::make_registered_buffer(4096);
   auto b = hipfile::make_registered_buffer(4096);
   REQUIRE(a.has_value());
@@ -259,7 +259,7 @@ TEST_CASE("RegisteredBuffer move-assignment releases the old pair now, in order"
 
 TEST_CASE("make_registered_buffer failures return the error and leak nothing", "[registration]") {
   const int dev = current_device();
-  const auto live0 = live(dev);
+  [[maybe_unused]] const auto live0 = live(dev);
   auto zero = hipfile::make_registered_buffer(0);
   REQUIRE_FALSE(zero.has_value());
   CHECK(zero.error() == Error::from_op(hipFileInvalidValue));

@@ -2,9 +2,13 @@
 // Configuration: size and boolean parsing, the environment, and correct data under every
 // shape of the engine (threads, chunk size, depth, inline threshold).
 #include <cstdlib>
+#include <set>
+#include <string>
 
 #include "../c_api/helpers.hpp"
+#include "engine/async.hpp"
 #include "engine/config.hpp"
+#include "engine/env.hpp"
 
 using namespace hipfile::test;
 using hipfile::engine::Config;
@@ -24,6 +28,61 @@ TEST_CASE("parse_size takes plain numbers and binary suffixes, and refuses the r
     CHECK_FALSE(parse_size(bad, v));
   }
   CHECK_FALSE(parse_size(nullptr, v));
+}
+
+TEST_CASE("Numbers are parsed with overflow checks, never wrapped", "[config]") {
+  std::size_t v = 0;
+  for (const char* bad : {" 4", "+4", "\t4k", "18446744073709551616", "18446744073709551617k"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_size(bad, v));
+    CHECK_FALSE(hipfile::engine::parse_count(bad, v));
+  }
+  CHECK((hipfile::engine::parse_count("18446744073709551615", v) && v == SIZE_MAX));
+  CHECK_FALSE(hipfile::engine::parse_count("4k", v));
+  // 2^32 + 1 threads is out of range, not one thread.
+  ::setenv("HIPFILE_ASYNC_THREADS", "4294967297", 1);
+  const unsigned automatic = [] {
+    ::unsetenv("HIPFILE_ASYNC_THREADS");
+    return hipfile::engine::async_threads_from_environment();
+  }();
+  ::setenv("HIPFILE_ASYNC_THREADS", "4294967297", 1);
+  CHECK(hipfile::engine::async_threads_from_environment() == automatic);
+  ::setenv("HIPFILE_ASYNC_THREADS", "3", 1);
+  CHECK(hipfile::engine::async_threads_from_environment() == 3);
+  ::unsetenv("HIPFILE_ASYNC_THREADS");
+}
+
+TEST_CASE("A privileged process reads no knob, and ignores path knobs with a warning", "[config][env]") {
+  ::setenv("HIPFILE_CUFILE_LIBRARY", "/tmp/evil.so", 1);
+  ::setenv("HIPFILE_LOG_FILE", "/root/owned.log", 1);
+  ::setenv("HIPFILE_LOG_DIR", "/root", 1);
+  ::setenv("HIPFILE_STATS_FILE", "/etc/shadow", 1);
+  ::setenv("HIPFILE_THREADS", "3", 1);
+  ::setenv("HIPFILE_LOG_LEVEL", "TRACE", 1);
+  {
+    Config plain = Config::from_environment();
+    CHECK(plain.cufile_library == "/tmp/evil.so");  // an ordinary process takes them
+    CHECK(plain.threads == 3);
+  }
+  hipfile::engine::env::set_privileged_for_test(true);
+  std::vector<Config::Problem> problems;
+  Config c = Config::from_environment(&problems);
+  hipfile::engine::env::set_privileged_for_test(false);
+  CHECK(c.cufile_library.empty());
+  CHECK(c.log_file.empty());
+  CHECK(c.log_dir.empty());
+  CHECK(c.stats_file.empty());
+  CHECK(c.threads == Config{}.threads);  // secure_getenv: no knob at all
+  CHECK(c.log_level == Config{}.log_level);
+  std::set<std::string> warned;
+  for (const auto& p : problems) warned.insert(p.key);
+  for (const char* name : {"HIPFILE_CUFILE_LIBRARY", "HIPFILE_LOG_FILE", "HIPFILE_LOG_DIR", "HIPFILE_STATS_FILE"}) {
+    CAPTURE(name);
+    CHECK(warned.count(std::string("privileged:") + name) == 1);
+  }
+  for (const char* name : {"HIPFILE_CUFILE_LIBRARY", "HIPFILE_LOG_FILE", "HIPFILE_LOG_DIR", "HIPFILE_STATS_FILE",
+                           "HIPFILE_THREADS", "HIPFILE_LOG_LEVEL"})
+    ::unsetenv(name);
 }
 
 TEST_CASE("parse_bool takes true/false/1/0/yes/no/on/off in any case", "[config]") {

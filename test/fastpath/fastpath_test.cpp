@@ -11,10 +11,14 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 #include <vector>
 
 #include "fastpath/fastpath.hpp"
+#include "sys/posix.hpp"
 #include "helpers.hpp"
 #include "test_support.hpp"
 
@@ -29,6 +33,7 @@ enum class Mode {
   Full,             // moves everything (pread/pwrite on the buffered fd)
   Enodev,           // moves nothing, ENODEV
   HalfThenRemote,   // moves the first half (4 KiB multiple), then EREMOTEIO
+  HalfThenEio,      // moves the first half, then EIO (not retried)
   Eio,              // moves nothing, EIO
   ShortCount,       // moves `short_bytes` (clipped at end of file) and reports success
   RefuseRegister,   // attach refuses every file
@@ -43,7 +48,9 @@ class Fake final : public fp::Fastpath {
 
   const char* name() const noexcept override { return "fake"; }
   hipFileStatsPath_t stats_path() const noexcept override { return hipFileStatsPathCufile; }
+  std::function<void()> on_attach;  // runs inside attach, between the implicit open and the insert
   std::shared_ptr<void> attach(const fp::File&) override {
+    if (on_attach) on_attach();
     if (mode == Mode::RefuseRegister) return nullptr;
     ++attached;
     return std::make_shared<int>(1);
@@ -67,7 +74,8 @@ class Fake final : public fp::Fastpath {
     switch (mode) {
       case Mode::Enodev: r.status = Status::of_errno(ENODEV); return r;
       case Mode::Eio: r.status = Status::of_errno(EIO); return r;
-      case Mode::HalfThenRemote: n = (size / 2) & ~std::size_t{4095}; break;
+      case Mode::HalfThenRemote:
+      case Mode::HalfThenEio: n = (size / 2) & ~std::size_t{4095}; break;
       case Mode::ShortCount: n = std::min(size, short_bytes); break;
       default: break;
     }
@@ -87,6 +95,7 @@ class Fake final : public fp::Fastpath {
     }
     r.bytes = done;
     if (mode == Mode::HalfThenRemote) r.status = Status::of_errno(EREMOTEIO);
+    if (mode == Mode::HalfThenEio) r.status = Status::of_errno(EIO);
     return r;
   }
 };
@@ -107,7 +116,7 @@ struct Injected {
 
 hipFileStatsCounters_t counters(hipFileStatsPath_t path, hipFileStatsOp_t op) {
   hipFileStatsL1_t s{};
-  REQUIRE(hipFileGetStatsL1(&s).err == hipFileSuccess);
+  REQUIRE(hipFileGetStatsExL1(&s, sizeof s).err == hipFileSuccess);
   return s.path[path][op];
 }
 
@@ -208,6 +217,33 @@ TEST_CASE("Half moved then EREMOTEIO: the engine serves the rest, keeping the fi
   }
 }
 
+TEST_CASE("Half moved then EIO: the half the fastpath moved is returned", "[fastpath][progress]") {
+  Injected inj(Mode::HalfThenEio);
+  TempFile file(kSize, 21);
+  Registered reg(file.path(), O_RDONLY);
+  DeviceMem mem(kSize + 4096);
+  const std::size_t off = aligned_offset(mem);
+  REQUIRE(hipFileRead(reg.handle, mem.get(), kSize, 0, static_cast<hoff_t>(off)) == static_cast<ssize_t>(kSize / 2));
+  CHECK(inj.fake->calls == 1);
+  CHECK(to_host(mem.bytes() + off, kSize / 2) == pattern(kSize / 2, 21));
+}
+
+TEST_CASE("Half moved, then the engine fails the rest: the fastpath's half is returned", "[fastpath][progress]") {
+  Injected inj(Mode::HalfThenRemote);
+  TempFile file(kSize, 23);
+  Registered reg(file.path(), O_RDWR);
+  DeviceMem mem(kSize + 4096);
+  const std::size_t off = aligned_offset(mem);
+  hipfile::sys::ops.pread = [](int, void*, size_t, off_t) -> ssize_t { return errno = EIO, -1; };
+  hipfile::sys::ops.pwrite = [](int, const void*, size_t, off_t) -> ssize_t { return errno = ENOSPC, -1; };
+  const ssize_t rd = hipFileRead(reg.handle, mem.get(), kSize, 0, static_cast<hoff_t>(off));
+  const ssize_t wr = hipFileWrite(reg.handle, mem.get(), kSize, 0, static_cast<hoff_t>(off));
+  hipfile::sys::reset_ops();
+  CHECK(rd == static_cast<ssize_t>(kSize / 2));
+  CHECK(wr == static_cast<ssize_t>(kSize / 2));
+  CHECK(to_host(mem.bytes() + off, kSize / 2) == pattern(kSize / 2, 23));
+}
+
 TEST_CASE("EIO from the fastpath is returned, not retried", "[fastpath]") {
   Injected inj(Mode::Eio);
   TempFile file(kSize, 15);
@@ -287,4 +323,31 @@ TEST_CASE("With compat mode disabled a fastpath failure is returned, and unselec
     CHECK(inj.fake->calls == 1);
   }
   ::unsetenv("HIPFILE_ALLOW_COMPAT_MODE");
+}
+
+TEST_CASE("A registration racing the last close never survives it", "[fastpath][race]") {
+  Injected inj(Mode::Full);
+  TempFile file(kSize, 25);
+  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  std::atomic<bool> closing{false};
+  // The close is called while the registration is between its implicit open and its insert.
+  inj.fake->on_attach = [&] {
+    std::thread([&] {
+      closing = true;
+      (void)hipFileDriverClose();
+    }).detach();
+    while (!closing) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the close has every chance to finish
+  };
+  hipFileHandle_t h = nullptr;
+  REQUIRE(register_fd(fd, &h).err == hipFileSuccess);
+  inj.fake->on_attach = nullptr;
+  while (hipFileUseCount() > 0) std::this_thread::yield();  // the close ran (after the insert, if serialised)
+  // The last close removes every registration: one made before it is gone, not kept in a closed driver.
+  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
+  std::vector<std::byte> host(4096);
+  CHECK(hipFileRead(h, host.data(), host.size(), 0, 0) == -hipFileHandleNotRegistered);
+  ::close(fd);
 }

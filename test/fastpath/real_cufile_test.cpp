@@ -45,7 +45,7 @@ std::vector<unsigned char> pattern(std::size_t n, unsigned seed) {
 
 hipFileStatsL1_t stats() {
   hipFileStatsL1_t s{};
-  if (hipFileGetStatsL1(&s).err != hipFileSuccess) std::printf("  hipFileGetStatsL1 failed\n");
+  if (hipFileGetStatsExL1(&s, sizeof s).err != hipFileSuccess) std::printf("  hipFileGetStatsExL1 failed\n");
   return s;
 }
 

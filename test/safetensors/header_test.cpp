@@ -186,5 +186,5 @@ TEST_CASE("a missing file is an io_error naming it") {
   REQUIRE_FALSE(c);
   CHECK(c.error().code() == Errc::io_error);
   CHECK(c.error().cause().sys_errno() == ENOENT);
-  CHECK(c.error().message() == (dir / "none.safetensors") + ": cannot open: No such file or directory (errno 2)");
+  CHECK(c.error().message() == (dir / "none.safetensors") + ": cannot open: No such file or directory (ENOENT)");
 }

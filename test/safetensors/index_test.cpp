@@ -99,7 +99,7 @@ TEST_CASE("an index naming a missing shard, or a tensor its shard lacks") {
   REQUIRE_FALSE(c);
   CHECK(c.error().code() == Errc::missing_shard);
   CHECK(c.error().message() == index + ": tensor 'zeta': shard '" + (s.dir / "model-00003-of-00002.safetensors") +
-                                   "' cannot be opened: No such file or directory (errno 2)");
+                                   "' cannot be opened: No such file or directory (ENOENT)");
 
   write_text(index, s.index(s.full_map() + ",\"ghost\":\"model-00001-of-00002.safetensors\""));
   c = sts::Checkpoint::open(index);

@@ -293,7 +293,7 @@ TEST_CASE("an allocation that fails frees the ones made before it") {
   REQUIRE_FALSE(loaded);
   CHECK(loaded.error().code() == Errc::device_error);
   CHECK(loaded.error().cause().hip() == hipErrorOutOfMemory);
-  CHECK(loaded.error().message() == paths[1] + ": allocating 16 bytes on device 0: HIP runtime error: hipErrorOutOfMemory");
+  CHECK(loaded.error().message() == paths[1] + ": on device 0: allocate of 16 bytes: HIP runtime error: hipErrorOutOfMemory");
   CHECK(live_device_allocations() == live);
 }
 

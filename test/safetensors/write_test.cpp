@@ -152,6 +152,6 @@ TEST_CASE("a file that cannot be created is an io_error") {
   REQUIRE_FALSE(r);
   CHECK(r.error().code() == Errc::io_error);
   CHECK(r.error().cause().sys_errno() == ENOENT);
-  CHECK(r.error().message() == path + ": cannot create " + path + ".tmp." + std::to_string(::getpid()) +
-                                   ": No such file or directory (errno 2)");
+  CHECK(r.error().message() == path + ": cannot create its temporary file: open '" + path + ".tmp." +
+                                   std::to_string(::getpid()) + "': No such file or directory (ENOENT)");
 }

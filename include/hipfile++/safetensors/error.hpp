@@ -6,7 +6,6 @@
  */
 #pragma once
 
-#include <expected>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -105,19 +104,19 @@ class Error {
 
 /// The return type of every fallible call of the safetensors layer.
 template <class T>
-using Result = std::expected<T, Error>;
+using Result = hipfile::expected<T, Error>;
 
 namespace detail {
 /// The one place errors are made into the unexpected value (one line to change for a shim).
-[[nodiscard]] inline std::unexpected<Error> fail(Errc code, std::string file, std::string tensor,
+[[nodiscard]] inline hipfile::unexpected<Error> fail(Errc code, std::string file, std::string tensor,
                                                  std::string what) {
-  return std::unexpected(Error(code, std::move(file), std::move(tensor), std::move(what)));
+  return hipfile::unexpected(Error(code, std::move(file), std::move(tensor), std::move(what)));
 }
-[[nodiscard]] inline std::unexpected<Error> fail(Errc code, std::string file, std::string tensor,
+[[nodiscard]] inline hipfile::unexpected<Error> fail(Errc code, std::string file, std::string tensor,
                                                  std::string what, hipfile::Error cause) {
-  return std::unexpected(Error(code, std::move(file), std::move(tensor), std::move(what), cause));
+  return hipfile::unexpected(Error(code, std::move(file), std::move(tensor), std::move(what), cause));
 }
-[[nodiscard]] inline std::unexpected<Error> fail(Error e) { return std::unexpected(std::move(e)); }
+[[nodiscard]] inline hipfile::unexpected<Error> fail(Error e) { return hipfile::unexpected(std::move(e)); }
 }  // namespace detail
 
 }  // namespace hipfile::safetensors

@@ -195,7 +195,7 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
     auto b = DeviceBuffer::allocate(g.bytes, g.device);
     if (!b)
       return fail(Errc::device_error, checkpoint.shards()[g.shard].path, "",
-                  "allocating " + std::to_string(g.bytes) + " bytes on device " + std::to_string(g.device), b.error());
+                  "on device " + std::to_string(g.device), b.error());
     buffers.push_back(std::move(*b));
   }
   stats.allocate_seconds = seconds_since(t0);

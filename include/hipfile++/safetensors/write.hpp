@@ -164,7 +164,7 @@ inline Result<void> write_data(const std::string& path, const File& file, std::s
 
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   auto file = File::open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644, DirectIo::off);
-  if (!file) return fail(Errc::io_error, path, "", "cannot create " + tmp, file.error());
+  if (!file) return fail(Errc::io_error, path, "", "cannot create its temporary file", file.error());
   auto done = [&]() -> Result<void> {
     if (int e = pwrite_all(file->fd(), header.data(), header.size(), 0); e != 0)
       return fail(Errc::io_error, path, "", "writing the header", hipfile::Error::from_errno(e));

@@ -16,15 +16,17 @@ struct Side {
     AllocationRef hold;  // keeps a runtime allocation mapped until the work has run
 };
 
-bool is_device_side(const AllocationRef &al) {
-    return al && (al->kind == MemKind::Device || al->kind == MemKind::Managed);
-}
-
 // Translate p..p+n. Runtime allocations must contain the whole range: a copy that would run past
 // one is refused rather than touching a neighbour. Registered ranges are the application's own
 // memory and are used in place (copies may legitimately extend beyond them).
 hipError_t translate(const void *p, std::size_t n, const AllocationRef &al, Side *out) {
     auto a = reinterpret_cast<std::uintptr_t>(p);
+    // A ReadOnly registration is read from the copy of its pinned pages (see hipHostRegister).
+    if (al && al->kind == MemKind::RegisteredHost && al->mapped != 0 && n <= al->size - (a - al->base)) {
+        out->addr = al->rw + (a - al->base);
+        out->hold = al;
+        return hipSuccess;
+    }
     if (!al || al->kind == MemKind::RegisteredHost) {
         out->addr = static_cast<unsigned char *>(const_cast<void *>(p));
         return hipSuccess;
@@ -37,9 +39,14 @@ hipError_t translate(const void *p, std::size_t n, const AllocationRef &al, Side
 }
 
 // Is the pointer acceptable on the side of a copy that `kind` says is a device (or host) side?
+// As on a system with unified addressing (CUDA and ROCm on 64-bit Linux), the kind is a hint:
+// the runtime copies from and to what the pointers really are. A side named "device" must still
+// be memory the device can address: device, managed, pinned or registered host memory (pageable
+// memory a GPU cannot reach is refused); a side named "host" may be any memory, device memory
+// included (the copy then runs device to device, as HIP does).
 bool kind_fits(const AllocationRef &al, bool device_side) {
-    if (device_side) return is_device_side(al);
-    return !(al && al->kind == MemKind::Device);  // host side: anything the CPU can address
+    if (device_side) return static_cast<bool>(al);
+    return true;
 }
 
 hipError_t prepare_copy(void *dst, const void *src, std::size_t n, hipMemcpyKind kind, Side *d, Side *s) {

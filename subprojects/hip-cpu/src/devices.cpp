@@ -62,6 +62,50 @@ void set_current_device(int dev) noexcept { current = dev; }
 
 using hipcpu::ret;
 
+namespace hipcpu {
+
+// The one description of a device: hipGetDeviceProperties and hipDeviceGetAttribute read it.
+void fill_properties(hipDeviceProp_t &props, int deviceId) noexcept {
+    hipDeviceProp_t *prop = &props;
+    std::memset(prop, 0, sizeof *prop);
+    std::snprintf(prop->name, sizeof prop->name, "hip-cpu device %d", deviceId);
+    std::snprintf(prop->gcnArchName, sizeof prop->gcnArchName, "cpu");
+    prop->totalGlobalMem = hipcpu::device_capacity();
+    // Plausible values of a modern GPU, so code that sizes work by them behaves normally.
+    prop->sharedMemPerBlock = 64 * 1024;
+    prop->regsPerBlock = 65536;
+    prop->warpSize = 64;
+    prop->memPitch = std::size_t(1) << 31;
+    prop->maxThreadsPerBlock = 1024;
+    prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = prop->maxThreadsDim[2] = 1024;
+    prop->maxGridSize[0] = 0x7fffffff;
+    prop->maxGridSize[1] = prop->maxGridSize[2] = 65536;
+    prop->clockRate = 1000000;
+    prop->totalConstMem = 64 * 1024;
+    prop->major = 9;
+    prop->minor = 0;
+    prop->textureAlignment = 256;
+    prop->deviceOverlap = 1;
+    prop->multiProcessorCount = 1;
+    prop->canMapHostMemory = 1;
+    prop->concurrentKernels = 1;
+    prop->pciDomainID = 0;
+    prop->pciBusID = deviceId;
+    prop->pciDeviceID = 0;
+    prop->asyncEngineCount = 1;  // one worker thread per stream; copies overlap across streams
+    prop->unifiedAddressing = 1;
+    prop->memoryClockRate = 1000000;
+    prop->memoryBusWidth = 64;
+    prop->l2CacheSize = 4 * 1024 * 1024;
+    prop->maxThreadsPerMultiProcessor = 2048;
+    prop->managedMemory = 1;
+    prop->concurrentManagedAccess = 1;
+    prop->pageableMemoryAccess = 0;
+    prop->isMultiGpuBoard = 0;
+}
+
+}  // namespace hipcpu
+
 extern "C" {
 
 hipError_t hipInit(unsigned int flags) {
@@ -118,41 +162,7 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId) {
     if (prop == nullptr) return ret(hipErrorInvalidValue);
     if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
     if (!hipcpu::valid_device(deviceId)) return ret(hipErrorInvalidDevice);
-    std::memset(prop, 0, sizeof *prop);
-    std::snprintf(prop->name, sizeof prop->name, "hip-cpu device %d", deviceId);
-    std::snprintf(prop->gcnArchName, sizeof prop->gcnArchName, "cpu");
-    prop->totalGlobalMem = hipcpu::device_capacity();
-    // Plausible values of a modern GPU, so code that sizes work by them behaves normally.
-    prop->sharedMemPerBlock = 64 * 1024;
-    prop->regsPerBlock = 65536;
-    prop->warpSize = 64;
-    prop->memPitch = std::size_t(1) << 31;
-    prop->maxThreadsPerBlock = 1024;
-    prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = prop->maxThreadsDim[2] = 1024;
-    prop->maxGridSize[0] = 0x7fffffff;
-    prop->maxGridSize[1] = prop->maxGridSize[2] = 65536;
-    prop->clockRate = 1000000;
-    prop->totalConstMem = 64 * 1024;
-    prop->major = 9;
-    prop->minor = 0;
-    prop->textureAlignment = 256;
-    prop->deviceOverlap = 1;
-    prop->multiProcessorCount = 1;
-    prop->canMapHostMemory = 1;
-    prop->concurrentKernels = 1;
-    prop->pciDomainID = 0;
-    prop->pciBusID = deviceId;
-    prop->pciDeviceID = 0;
-    prop->asyncEngineCount = 1;  // one worker thread per stream; copies overlap across streams
-    prop->unifiedAddressing = 1;
-    prop->memoryClockRate = 1000000;
-    prop->memoryBusWidth = 64;
-    prop->l2CacheSize = 4 * 1024 * 1024;
-    prop->maxThreadsPerMultiProcessor = 2048;
-    prop->managedMemory = 1;
-    prop->concurrentManagedAccess = 1;
-    prop->pageableMemoryAccess = 0;
-    prop->isMultiGpuBoard = 0;
+    hipcpu::fill_properties(*prop, deviceId);
     return hipSuccess;
 }
 

@@ -91,4 +91,18 @@ const char *hipGetErrorString(hipError_t error) {
     return t ? t->text : "unknown error";
 }
 
+hipError_t hipDrvGetErrorName(hipError_t hipError, const char **errorString) {
+    if (errorString == nullptr) return hipcpu::ret(hipErrorInvalidValue);
+    const ErrorText *t = lookup(hipError);
+    *errorString = t ? t->name : nullptr;
+    return t ? hipSuccess : hipcpu::ret(hipErrorInvalidValue);
+}
+
+hipError_t hipDrvGetErrorString(hipError_t hipError, const char **errorString) {
+    if (errorString == nullptr) return hipcpu::ret(hipErrorInvalidValue);
+    const ErrorText *t = lookup(hipError);
+    *errorString = t ? t->text : nullptr;
+    return t ? hipSuccess : hipcpu::ret(hipErrorInvalidValue);
+}
+
 }  // extern "C"

@@ -44,6 +44,7 @@ std::size_t device_capacity() noexcept;  // bytes per device, from HIPCPU_DEVICE
 int current_device() noexcept;      // this thread's current device
 void set_current_device(int dev) noexcept;
 bool valid_device(int dev) noexcept;
+void fill_properties(hipDeviceProp_t &props, int deviceId) noexcept;  // deviceId must be valid
 
 // ---- memory.cpp ------------------------------------------------------------------------------
 enum class MemKind { Device, Managed, PinnedHost, RegisteredHost };

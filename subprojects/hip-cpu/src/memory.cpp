@@ -9,6 +9,7 @@
 #include <hip/hip_cpu.h>
 
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <array>
@@ -90,6 +91,20 @@ AllocationRef remove(const void *p, MemKind k) {
     return al;
 }
 
+// Copies n bytes; false (no signal) when a source page cannot be read, e.g. past a file's end.
+bool copy_without_faults(void *dst, const void *src, std::size_t n) {
+    // process_vm_readv on this process reports an unreadable page as EFAULT instead of a signal.
+    std::size_t done = 0;
+    while (done < n) {
+        iovec local{static_cast<unsigned char *>(dst) + done, n - done};
+        iovec remote{static_cast<unsigned char *>(const_cast<void *>(src)) + done, n - done};
+        ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (got <= 0) return false;
+        done += static_cast<std::size_t>(got);
+    }
+    return true;
+}
+
 // Anonymous read-write pages for memory the CPU may touch (pinned host, managed).
 unsigned char *map_anonymous(std::size_t bytes) {
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -110,7 +125,8 @@ Allocation::~Allocation() {
         munmap(rw, mapped);
         break;
     case MemKind::RegisteredHost:
-        break;  // the application's memory
+        if (mapped != 0) munmap(rw, mapped);  // a ReadOnly registration's pinned copy
+        break;  // otherwise the application's memory
     }
 }
 
@@ -134,19 +150,8 @@ hipError_t check_devices() {
     return hipcpu::device_count() == 0 ? hipErrorNoDevice : hipSuccess;
 }
 
-}  // namespace
-
-extern "C" {
-
-hipError_t hipMalloc(void **ptr, size_t size) {
-    HIPCPU_ENTER();
-    if (ptr == nullptr) return ret(hipErrorInvalidValue);
-    if (hipError_t e = check_devices()) return ret(e);
-    // HIP answers a zero-byte request with success and a null pointer.
-    if (size == 0) {
-        *ptr = nullptr;
-        return hipSuccess;
-    }
+// Device memory (hipMalloc, hipExtMallocWithFlags' default): ptr checked, size > 0.
+hipError_t device_alloc(void **ptr, size_t size) {
     const int dev = hipcpu::current_device();
     const std::size_t bytes = hipcpu::page_round(size);
     if (bytes < size) return ret(hipErrorOutOfMemory);  // size near SIZE_MAX wrapped
@@ -179,6 +184,49 @@ hipError_t hipMalloc(void **ptr, size_t size) {
     return hipSuccess;
 }
 
+// Memory the device and the host both address (managed memory): hipMallocManaged and the
+// fine-grained and signal kinds of hipExtMallocWithFlags. ptr checked, size > 0. Zeroed.
+hipError_t host_visible_alloc(void **ptr, size_t size, unsigned flags) {
+    const std::size_t bytes = hipcpu::page_round(size);
+    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
+    if (p == nullptr) return ret(hipErrorOutOfMemory);
+    hipcpu::insert(std::make_shared<Allocation>(MemKind::Managed, hipcpu::current_device(),
+                                                reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
+    *ptr = p;
+    return hipSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipMalloc(void **ptr, size_t size) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    // HIP answers a zero-byte request with success and a null pointer.
+    if (size == 0) {
+        *ptr = nullptr;
+        return hipSuccess;
+    }
+    return device_alloc(ptr, size);
+}
+
+hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags) {
+    HIPCPU_ENTER();
+    if (ptr == nullptr) return ret(hipErrorInvalidValue);
+    if (flags > hipDeviceMallocUncached) return ret(hipErrorInvalidValue);
+    // A signal is one 64-bit word, as ROCm requires.
+    if (flags == hipMallocSignalMemory && sizeBytes != 8) return ret(hipErrorInvalidValue);
+    if (hipError_t e = check_devices()) return ret(e);
+    if (sizeBytes == 0) {
+        *ptr = nullptr;
+        return hipSuccess;
+    }
+    if (flags == hipDeviceMallocDefault) return device_alloc(ptr, sizeBytes);
+    return host_visible_alloc(ptr, sizeBytes, flags);
+}
+
 hipError_t hipFree(void *ptr) {
     HIPCPU_ENTER();
     if (ptr == nullptr) return hipSuccess;
@@ -199,13 +247,7 @@ hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags) {
         *dev_ptr = nullptr;
         return hipSuccess;
     }
-    const std::size_t bytes = hipcpu::page_round(size);
-    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
-    if (p == nullptr) return ret(hipErrorOutOfMemory);
-    hipcpu::insert(std::make_shared<Allocation>(MemKind::Managed, hipcpu::current_device(),
-                                                reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
-    *dev_ptr = p;
-    return hipSuccess;
+    return host_visible_alloc(dev_ptr, size, flags);
 }
 
 hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) {
@@ -252,8 +294,24 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags) 
         bool host = hit->kind == MemKind::PinnedHost || hit->kind == MemKind::RegisteredHost;
         return ret(host ? hipErrorHostMemoryAlreadyRegistered : hipErrorInvalidValue);
     }
+    // ReadOnly (8): what the device later reads are the pages pinned now. A pin holds the
+    // physical pages, so a file that shrinks afterwards cannot fault the copy; a CPU copy through
+    // the mapping would (SIGBUS). The runtime keeps a private copy of the pinned bytes instead,
+    // taken without touching the mapping directly: pages that cannot be pinned (past a file's
+    // end) make the registration fail, as a real pin does.
+    unsigned char *view = static_cast<unsigned char *>(hostPtr);
+    std::size_t snapshot = 0;
+    if (flags & 0x8u) {
+        snapshot = hipcpu::page_round(sizeBytes);
+        view = hipcpu::map_anonymous(snapshot);
+        if (view == nullptr) return ret(hipErrorOutOfMemory);
+        if (!hipcpu::copy_without_faults(view, hostPtr, sizeBytes)) {
+            munmap(view, snapshot);
+            return ret(hipErrorInvalidValue);
+        }
+    }
     r.by_base.emplace(a, std::make_shared<Allocation>(MemKind::RegisteredHost, hipcpu::current_device(), a,
-                                                      sizeBytes, 0, flags, static_cast<unsigned char *>(hostPtr)));
+                                                      sizeBytes, snapshot, flags, view));
     return hipSuccess;
 }
 

@@ -127,23 +127,37 @@ TEST_CASE("ranges that leave the allocation are refused and nothing is touched",
     (void)hipGetLastError();
 }
 
-TEST_CASE("pointers that contradict the kind are refused", "[copies]") {
-    void *d = nullptr, *h = nullptr;
+TEST_CASE("explicit kinds are hints, as with unified addressing; pageable memory cannot be a device side", "[copies]") {
+    void *d = nullptr, *h = nullptr, *d2 = nullptr;
     HIP_OK(hipMalloc(&d, 64));
+    HIP_OK(hipMalloc(&d2, 64));
     HIP_OK(hipHostMalloc(&h, 64, 0));
-    std::vector<unsigned char> host(64);
+    std::vector<unsigned char> host(64), back(64);
+    for (int i = 0; i < 64; ++i) host[i] = static_cast<unsigned char>(i + 1);
+    // What CUDA and ROCm accept: the copy follows the memory, whatever the kind says.
+    HIP_OK(hipMemcpy(h, host.data(), 64, hipMemcpyHostToDevice));  // pinned memory as "device"
+    std::memset(back.data(), 0, 64);
+    HIP_OK(hipMemcpy(back.data(), h, 64, hipMemcpyDeviceToHost));  // hipified GDS samples do this
+    CHECK(back == host);
+    HIP_OK(hipMemcpy(d, h, 64, hipMemcpyHostToHost));  // device memory as "host": device to device
+    std::memset(back.data(), 0, 64);
+    HIP_OK(hipMemcpy(back.data(), d, 64, hipMemcpyHostToHost));
+    CHECK(back == host);
+    HIP_OK(hipMemcpy(d2, d, 64, hipMemcpyHostToDevice));
+    std::memset(back.data(), 0, 64);
+    HIP_OK(hipMemcpy(back.data(), d2, 64, hipMemcpyDeviceToHost));
+    CHECK(back == host);
+    // What a GPU cannot do: reach pageable memory named as its side of the copy.
     CHECK(hipMemcpy(host.data(), host.data() + 1, 8, hipMemcpyHostToDevice) == hipErrorInvalidValue);
-    CHECK(hipMemcpy(h, host.data(), 8, hipMemcpyHostToDevice) == hipErrorInvalidValue);
-    CHECK(hipMemcpy(d, d, 8, hipMemcpyHostToDevice) == hipErrorInvalidValue);  // host side is device
-    CHECK(hipMemcpy(host.data(), h, 8, hipMemcpyDeviceToHost) == hipErrorInvalidValue);
-    CHECK(hipMemcpy(d, d, 8, hipMemcpyDeviceToHost) == hipErrorInvalidValue);
     CHECK(hipMemcpy(d, host.data(), 8, hipMemcpyDeviceToDevice) == hipErrorInvalidValue);
-    CHECK(hipMemcpy(host.data(), d, 8, hipMemcpyHostToHost) == hipErrorInvalidValue);
+    CHECK(hipMemcpy(host.data(), back.data(), 8, hipMemcpyDeviceToHost) == hipErrorInvalidValue);
+    CHECK(hipMemcpyAsync(d, back.data(), 8, hipMemcpyDeviceToDevice, nullptr) == hipErrorInvalidValue);
     CHECK(hipMemcpy(d, host.data(), 8, static_cast<hipMemcpyKind>(9)) == hipErrorInvalidMemcpyDirection);
     CHECK(hipMemcpy(nullptr, host.data(), 8, hipMemcpyDefault) == hipErrorInvalidValue);
     CHECK(hipMemcpy(d, nullptr, 8, hipMemcpyDefault) == hipErrorInvalidValue);
     HIP_OK(hipMemcpy(nullptr, nullptr, 0, hipMemcpyDefault));  // zero bytes: nothing to check
     HIP_OK(hipFree(d));
+    HIP_OK(hipFree(d2));
     HIP_OK(hipHostFree(h));
     (void)hipGetLastError();
 }

@@ -171,11 +171,78 @@ typedef struct hipDeviceProp_t {
 #define hipMemAttachGlobal 0x01
 #define hipMemAttachHost 0x02
 
+/* hipExtMallocWithFlags (HIP's values). Fine-grained and uncached device memory is memory the
+ * host can also address (managed memory here); signal memory is an 8-byte, zeroed, host-visible
+ * word for hipStreamWaitValue32/64 and hipStreamWriteValue32/64. */
+#define hipDeviceMallocDefault 0x0
+#define hipDeviceMallocFinegrained 0x1
+#define hipMallocSignalMemory 0x2
+#define hipDeviceMallocUncached 0x3
+
 /* hipStreamWaitValue32 conditions (HIP's values) */
 #define hipStreamWaitValueGte 0x0
 #define hipStreamWaitValueEq 0x1
 #define hipStreamWaitValueAnd 0x2
 #define hipStreamWaitValueNor 0x3
+
+/* hipDeviceGetAttribute: HIP's numbers for the attributes hip-cpu answers (any other value is
+ * hipErrorInvalidValue). The answers are the device's hipDeviceProp_t fields, and the truth
+ * about what hip-cpu implements (stream wait values: yes; image support, VMM: no). */
+typedef enum hipDeviceAttribute_t {
+    hipDeviceAttributeCudaCompatibleBegin = 0,
+    hipDeviceAttributeEccEnabled = 0,
+    hipDeviceAttributeAsyncEngineCount = 2,
+    hipDeviceAttributeCanMapHostMemory = 3,
+    hipDeviceAttributeCanUseHostPointerForRegisteredMem = 4,
+    hipDeviceAttributeClockRate = 5,
+    hipDeviceAttributeComputeMode = 6,
+    hipDeviceAttributeConcurrentKernels = 8,
+    hipDeviceAttributeConcurrentManagedAccess = 9,
+    hipDeviceAttributeDeviceOverlap = 12,
+    hipDeviceAttributeDirectManagedMemAccessFromHost = 13,
+    hipDeviceAttributeIntegrated = 16,
+    hipDeviceAttributeIsMultiGpuBoard = 17,
+    hipDeviceAttributeKernelExecTimeout = 18,
+    hipDeviceAttributeL2CacheSize = 19,
+    hipDeviceAttributeComputeCapabilityMajor = 23,
+    hipDeviceAttributeManagedMemory = 24,
+    hipDeviceAttributeMaxBlockDimX = 26,
+    hipDeviceAttributeMaxBlockDimY = 27,
+    hipDeviceAttributeMaxBlockDimZ = 28,
+    hipDeviceAttributeMaxGridDimX = 29,
+    hipDeviceAttributeMaxGridDimY = 30,
+    hipDeviceAttributeMaxGridDimZ = 31,
+    hipDeviceAttributeMaxThreadsPerBlock = 56,
+    hipDeviceAttributeMaxThreadsPerMultiProcessor = 57,
+    hipDeviceAttributeMaxPitch = 58,
+    hipDeviceAttributeMemoryBusWidth = 59,
+    hipDeviceAttributeMemoryClockRate = 60,
+    hipDeviceAttributeComputeCapabilityMinor = 61,
+    hipDeviceAttributeMultiprocessorCount = 63,
+    hipDeviceAttributePageableMemoryAccess = 65,
+    hipDeviceAttributePageableMemoryAccessUsesHostPageTables = 66,
+    hipDeviceAttributePciBusId = 67,
+    hipDeviceAttributePciDeviceId = 68,
+    hipDeviceAttributePciDomainId = 69,
+    hipDeviceAttributePciDomainID = 69,
+    hipDeviceAttributeMaxRegistersPerBlock = 71,
+    hipDeviceAttributeMaxSharedMemoryPerBlock = 74,
+    hipDeviceAttributeTextureAlignment = 81,
+    hipDeviceAttributeTotalConstantMemory = 83,
+    hipDeviceAttributeTotalGlobalMem = 84,
+    hipDeviceAttributeUnifiedAddressing = 85,
+    hipDeviceAttributeWarpSize = 87,
+    hipDeviceAttributeMemoryPoolsSupported = 88,
+    hipDeviceAttributeVirtualMemoryManagementSupported = 89,
+    hipDeviceAttributeHostRegisterSupported = 90,
+    hipDeviceAttributeCudaCompatibleEnd = 9999,
+    hipDeviceAttributeAmdSpecificBegin = 10000,
+    hipDeviceAttributeIsLargeBar = 10011,
+    hipDeviceAttributeCanUseStreamWaitValue = 10013,
+    hipDeviceAttributeImageSupport = 10014,
+    hipDeviceAttributeFineGrainSupport = 10016,
+    hipDeviceAttributeAmdSpecificEnd = 19999
+} hipDeviceAttribute_t;
 
 /* ---- Init and version -------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipInit(unsigned int flags);
@@ -187,6 +254,10 @@ HIPCPU_API_EXPORT hipError_t hipGetLastError(void);
 HIPCPU_API_EXPORT hipError_t hipPeekAtLastError(void);
 HIPCPU_API_EXPORT const char *hipGetErrorString(hipError_t error);
 HIPCPU_API_EXPORT const char *hipGetErrorName(hipError_t error);
+/* The driver-API spellings (cuGetErrorName/cuGetErrorString after hipify): the same texts
+ * through an out parameter; an unknown code gives hipErrorInvalidValue and *errorString NULL. */
+HIPCPU_API_EXPORT hipError_t hipDrvGetErrorName(hipError_t hipError, const char **errorString);
+HIPCPU_API_EXPORT hipError_t hipDrvGetErrorString(hipError_t hipError, const char **errorString);
 
 /* ---- Devices ------------------------------------------------------------------------------ */
 HIPCPU_API_EXPORT hipError_t hipGetDeviceCount(int *count);
@@ -194,6 +265,7 @@ HIPCPU_API_EXPORT hipError_t hipGetDevice(int *deviceId);
 HIPCPU_API_EXPORT hipError_t hipSetDevice(int deviceId);
 HIPCPU_API_EXPORT hipError_t hipDeviceSynchronize(void);
 HIPCPU_API_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId);
+HIPCPU_API_EXPORT hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId);
 HIPCPU_API_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device);
 HIPCPU_API_EXPORT hipError_t hipMemGetInfo(size_t *free, size_t *total);
 
@@ -207,6 +279,9 @@ HIPCPU_API_EXPORT hipError_t hipHostFree(void *ptr);
 HIPCPU_API_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags);
 HIPCPU_API_EXPORT hipError_t hipHostUnregister(void *hostPtr);
 HIPCPU_API_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags);
+/* hipMalloc with AMD's flags (hipDeviceMalloc*, hipMallocSignalMemory above). Signal memory must
+ * be 8 bytes (else hipErrorInvalidValue) and is freed with hipFree. */
+HIPCPU_API_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags);
 
 /* ---- Copies -------------------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
@@ -237,6 +312,16 @@ HIPCPU_API_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t f
 HIPCPU_API_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value,
                                                   unsigned int flags,
                                                   uint32_t mask HIPCPU_DPARM(0xFFFFFFFFu));
+/* The same on a naturally aligned 64-bit word. */
+HIPCPU_API_EXPORT hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value,
+                                                  unsigned int flags,
+                                                  uint64_t mask HIPCPU_DPARM(0xFFFFFFFFFFFFFFFFull));
+/* When the stream reaches it, stores `value` to the 32/64-bit word (memory as for the waits),
+ * with release order; flags must be 0. */
+HIPCPU_API_EXPORT hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value,
+                                                   unsigned int flags);
+HIPCPU_API_EXPORT hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value,
+                                                   unsigned int flags);
 
 /* ---- Events -------------------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipEventCreate(hipEvent_t *event);
@@ -249,6 +334,29 @@ HIPCPU_API_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hi
 
 #ifdef __cplusplus
 } /* extern "C" */
+
+/* ROCm's C++ conveniences: typed pointers and the default flags, as in HIP's own header, so
+ * that hipMalloc(&float_ptr, n) and hipHostMalloc(&p, n) compile unchanged. */
+template <class T>
+static inline hipError_t hipMalloc(T **devPtr, size_t size) {
+    return hipMalloc(reinterpret_cast<void **>(devPtr), size);
+}
+template <class T>
+static inline hipError_t hipHostMalloc(T **ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
+    return hipHostMalloc(reinterpret_cast<void **>(ptr), size, flags);
+}
+template <class T>
+static inline hipError_t hipMallocManaged(T **devPtr, size_t size, unsigned int flags = hipMemAttachGlobal) {
+    return hipMallocManaged(reinterpret_cast<void **>(devPtr), size, flags);
+}
+template <class T>
+static inline hipError_t hipExtMallocWithFlags(T **ptr, size_t sizeBytes, unsigned int flags) {
+    return hipExtMallocWithFlags(reinterpret_cast<void **>(ptr), sizeBytes, flags);
+}
+template <class T>
+static inline hipError_t hipHostGetDevicePointer(T **devPtr, void *hstPtr, unsigned int flags) {
+    return hipHostGetDevicePointer(reinterpret_cast<void **>(devPtr), hstPtr, flags);
+}
 #endif
 
 #endif /* HIPCPU_HIP_RUNTIME_API_H */
