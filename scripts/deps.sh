@@ -4,7 +4,8 @@
 # Sourced by scripts/example.sh, scripts/test.sh and .ci/run; EXTRA_PACKAGES adds more.
 hipfile_install_deps() {
   local need=() p
-  for p in meson ninja-build g++ pkg-config libfmt-dev catch2 nlohmann-json3-dev ${EXTRA_PACKAGES:-}; do
+  for p in meson ninja-build g++ pkg-config libfmt-dev catch2 nlohmann-json3-dev \
+           python3-dev pybind11-dev python3-pytest python3-numpy ${EXTRA_PACKAGES:-}; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
   ((${#need[@]})) || return 0

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: MIT
+"""load_safetensors / save_safetensors over <hipfile++/safetensors.hpp>.
+
+The C++ loader validates the headers, allocates one device buffer per file and reads the
+tensors in parallel with the GIL released; here its allocations become DeviceBuffer objects
+and the tensors views of them: torch tensors through DLPack when PyTorch is importable (the
+allocation is freed when the last tensor of its file is), hipfile.Tensor otherwise.
+"""
+
+import os
+
+from . import _hipfile
+from ._tensor import DTYPES, Tensor
+
+
+def _require():
+    if not hasattr(_hipfile, "_load_safetensors"):
+        raise NotImplementedError("hipfile was built without nlohmann-json: no safetensors support")
+
+
+def _device_index(device):
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    kind, index = getattr(device, "type", None), getattr(device, "index", None)  # torch.device
+    if kind is None:
+        kind, _, number = str(device).partition(":")
+        if number and not number.isdigit():
+            kind = None
+        index = int(number) if number.isdigit() else None
+    if kind not in ("cuda", "hip", "gpu"):
+        raise ValueError(f"hipfile: load_safetensors loads into device memory; device {device!r} is not "
+                         f"'cuda:N', 'hip:N', an int or a torch.device")
+    return 0 if index is None else index
+
+
+def load_safetensors(path_or_index, device="cuda:0", names=None):
+    """Loads a checkpoint into device memory.
+
+    path_or_index: a .safetensors file, or a Hugging Face model.safetensors.index.json whose
+    weight_map names the shard of every tensor (shards are read in parallel).
+    device: "cuda:N", "hip:N", an int, or a torch.device.
+    names: the tensors to load (default: all); a name not in the checkpoint raises
+    hipfile.MissingTensorError (a KeyError).
+
+    Returns dict[str, torch.Tensor] when PyTorch is importable, else dict[str, hipfile.Tensor],
+    in checkpoint order. The tensors of one file share one device allocation, freed when the
+    last of them is. A malformed checkpoint raises hipfile.CheckpointError (a ValueError)
+    naming the file and tensor; a failed read raises hipfile.Error.
+    """
+    _require()
+    index = _device_index(device)
+    if isinstance(names, str):
+        names = [names]
+    buffers, tensors = _hipfile._load_safetensors(path_or_index, index, None if names is None else list(names))
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None:
+        empty = None  # one 0-byte buffer for the tensors of zero bytes
+        out = {}
+        for name, dtype, shape, alloc, offset, nbytes in tensors:
+            if alloc is None:
+                empty = empty or _hipfile.DeviceBuffer(0, index)
+            out[name] = Tensor(buffers[alloc] if alloc is not None else empty, offset, dtype, shape, nbytes)
+        return out
+    return _as_torch(torch, buffers, tensors, index)
+
+
+def _as_torch(torch, buffers, tensors, index):
+    flats = [torch.from_dlpack(b) for b in buffers]
+    out = {}
+    for name, dtype, shape, alloc, offset, nbytes in tensors:
+        torch_name = DTYPES[dtype][4]
+        kind = getattr(torch, torch_name) if torch_name else torch.uint8
+        shape = shape if torch_name else (nbytes,)
+        if alloc is None:
+            out[name] = torch.empty(shape, dtype=kind, device=torch.device("cuda", index))
+            continue
+        raw = flats[alloc][offset:offset + nbytes]
+        if offset % max(DTYPES[dtype][0], 1):
+            raw = raw.clone()  # a file that misaligns a tensor: an aligned copy, as torch needs
+        out[name] = raw.view(kind).reshape(shape)
+    return out
+
+
+_NUMPY_DTYPES = ("F64", "F32", "F16", "C64", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8", "BOOL")
+
+
+def _describe(name, value):
+    """(safetensors dtype, shape) of a tensor-like value."""
+    if isinstance(value, Tensor):
+        return value.dtype, value.shape
+    dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
+    if dtype is None or shape is None:
+        raise TypeError(f"hipfile: tensor {name!r}: a {type(value).__name__} has no dtype and shape")
+    text = str(dtype)
+    if text.startswith("torch."):
+        for key, info in DTYPES.items():
+            if info[4] == text[len("torch."):]:
+                return key, tuple(shape)
+    else:  # NumPy, CuPy: a numpy.dtype; BF16 and float8 have none, so "<u2" is U16
+        typestr = getattr(dtype, "str", None)
+        for key in _NUMPY_DTYPES:
+            if DTYPES[key][3] == typestr:
+                return key, tuple(shape)
+    raise ValueError(f"hipfile: tensor {name!r}: dtype {text} has no safetensors equivalent")
+
+
+def _torch_bytes(name, t):
+    """A torch tensor's bytes as a uint8 tensor: bf16 and float8 have no __cuda_array_interface__
+    typestr and not every DLPack exports them; the bytes are what the file holds anyway."""
+    if not t.is_contiguous():
+        raise ValueError(f"hipfile: tensor {name!r}: the Tensor buffer is not C-contiguous; pass a contiguous "
+                         f"one (tensor.contiguous())")
+    import torch
+
+    return t.reshape(-1).view(torch.uint8)
+
+
+class _Bytes:
+    """A hipfile.Tensor's bytes as a uint8 DLPack export (its dtype may have no DLPack code)."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        t = self._tensor
+        return _hipfile._export_view(t._buffer, t._offset, 1, 8, [t.nbytes], max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        return self._tensor.__dlpack_device__()
+
+
+def save_safetensors(tensors, path, metadata=None):
+    """Writes tensors (a dict of name to torch tensor, CuPy/NumPy array or hipfile.Tensor, in
+    device or host memory, C-contiguous) to path as a .safetensors file readable by the
+    safetensors package. metadata: a dict of str to str stored as __metadata__. The file is
+    written under a temporary name and renamed when complete."""
+    _require()
+    if metadata is not None and not (isinstance(metadata, dict)
+                                     and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
+        raise TypeError("hipfile: metadata must be a dict of str to str")
+    items = []
+    for name, value in tensors.items():
+        if not isinstance(name, str):
+            raise TypeError(f"hipfile: tensor names are str, not {type(name).__name__}")
+        dtype, shape = _describe(name, value)
+        if isinstance(value, Tensor):
+            value = _Bytes(value) if value.nbytes else b""
+        elif 0 in tuple(shape):
+            value = b""  # an empty tensor: no bytes, and frameworks' empty exports may be odd
+        elif str(getattr(value, "dtype", "")).startswith("torch."):
+            value = _torch_bytes(name, value)
+        items.append((name, dtype, list(shape), value))
+    _hipfile._save_safetensors(os.fspath(path), items, metadata or {})

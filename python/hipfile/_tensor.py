@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: MIT
+"""hipfile.Tensor: a typed view of device memory, what load_safetensors returns without PyTorch."""
+
+import math
+
+from . import _hipfile
+
+# safetensors dtype -> (bytes per element, DLPack type code, DLPack bits, NumPy type string,
+# PyTorch dtype name). BF16 and the float8 types have no NumPy type: to_host() gives their raw
+# bits (uint16 / uint8); over DLPack, float8 is exported as uint8. The packed sub-byte types
+# (F4, F6_*) are raw bytes everywhere: 0 bytes per element here, nbytes from the file.
+DTYPES = {
+    "F64": (8, 2, 64, "<f8", "float64"),
+    "F32": (4, 2, 32, "<f4", "float32"),
+    "F16": (2, 2, 16, "<f2", "float16"),
+    "BF16": (2, 4, 16, "<u2", "bfloat16"),
+    "F8_E4M3": (1, 1, 8, "|u1", "float8_e4m3fn"),
+    "F8_E5M2": (1, 1, 8, "|u1", "float8_e5m2"),
+    "F8_E8M0": (1, 1, 8, "|u1", "float8_e8m0fnu"),
+    "F4": (0, 1, 8, "|u1", None),
+    "F6_E2M3": (0, 1, 8, "|u1", None),
+    "F6_E3M2": (0, 1, 8, "|u1", None),
+    "C64": (8, 5, 64, "<c8", "complex64"),
+    "I64": (8, 0, 64, "<i8", "int64"),
+    "I32": (4, 0, 32, "<i4", "int32"),
+    "I16": (2, 0, 16, "<i2", "int16"),
+    "I8": (1, 0, 8, "|i1", "int8"),
+    "U64": (8, 1, 64, "<u8", "uint64"),
+    "U32": (4, 1, 32, "<u4", "uint32"),
+    "U16": (2, 1, 16, "<u2", "uint16"),
+    "U8": (1, 1, 8, "|u1", "uint8"),
+    "BOOL": (1, 6, 8, "|b1", "bool"),
+}
+
+
+class Tensor:
+    """A tensor in device memory: dtype (a safetensors name such as "BF16"), shape, nbytes.
+
+    It shares one device allocation with the other tensors loaded from the same file; the
+    allocation is freed when the last of them (and of the DLPack views made from them) is gone.
+    Exchange it with any framework through DLPack (cupy.from_dlpack, jax.dlpack, ...) or copy it
+    to the host with to_host().
+    """
+
+    __slots__ = ("_buffer", "_offset", "dtype", "shape", "nbytes")
+
+    def __init__(self, buffer, offset, dtype, shape, nbytes=None):
+        if dtype not in DTYPES:
+            raise ValueError(f"hipfile.Tensor: unknown dtype {dtype!r}")
+        self._buffer = buffer
+        self._offset = offset
+        self.dtype = dtype
+        self.shape = tuple(shape)
+        self.nbytes = math.prod(self.shape) * DTYPES[dtype][0] if nbytes is None else nbytes
+        if buffer is not None and offset + self.nbytes > buffer.nbytes:
+            raise ValueError(f"hipfile.Tensor: {self.nbytes} bytes at offset {offset} are outside the buffer")
+
+    @property
+    def device(self):
+        """The HIP device index."""
+        return self._buffer.device
+
+    @property
+    def data_ptr(self):
+        """The device address of the first element (an int; 0 for an empty tensor)."""
+        return self._buffer.ptr + self._offset if self.nbytes else 0
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        itemsize, code, bits, _, _ = DTYPES[self.dtype]
+        shape = list(self.shape) if itemsize else [self.nbytes]  # packed types: raw bytes
+        return _hipfile._export_view(self._buffer, self._offset, code, bits, shape, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        return (_hipfile.dlpack_device_type, self._buffer.device)
+
+    def to_bytes(self):
+        """The tensor's bytes, copied to the host."""
+        return self._buffer.copy_to_host(offset=self._offset, size=self.nbytes)
+
+    def to_host(self):
+        """A NumPy array with the tensor's values (BF16 and float8 as their raw bits)."""
+        import numpy
+
+        itemsize, _, _, typestr, _ = DTYPES[self.dtype]
+        raw = numpy.frombuffer(self.to_bytes(), dtype=typestr)
+        return raw.reshape(self.shape) if itemsize else raw
+
+    def __repr__(self):
+        return f"<hipfile.Tensor {self.dtype} {list(self.shape)} on device {self.device}>"

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// What the files of the _hipfile extension share: the resolved view of a Python buffer, the
+// error bridge to hipfile.Error, the DLPack exporter, and one bind_* function per file.
+#pragma once
+
+#include <hipfile++/error.hpp>
+
+#include <pybind11/pybind11.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlpack.hpp"
+
+namespace hipfile::py_binding {
+
+namespace py = pybind11;
+
+/// Whether the I/O reads from the buffer (write to a file) or stores into it (read from a file).
+enum class Access { read_from, store_into };
+
+/**
+ * One Python object resolved to contiguous memory. `owner` keeps whatever exported the memory
+ * alive (the object itself, a DLPack capsule, a Py_buffer holder) for as long as this value
+ * lives; copy it into anything that outlives the call, such as a future.
+ */
+struct Buffer {
+  void* ptr = nullptr;
+  std::size_t nbytes = 0;
+  bool device = false;  ///< device memory (not CPU-accessible), as opposed to host memory
+  int device_id = -1;
+  py::object owner;
+};
+
+/// Resolves @p obj (DeviceBuffer, __cuda_array_interface__, __dlpack__, buffer protocol).
+/// Raises TypeError for an unsupported object, ValueError for non-contiguous or read-only
+/// memory used as a destination.
+Buffer resolve_buffer(py::handle obj, Access access);
+
+/// Raises hipfile.Error for @p e; @p context names what failed ("read of 4096 bytes at ...").
+[[noreturn]] void raise_error(const Error& e, const std::string& context, const std::string& filename = {});
+
+/// Raises hipfile.Error for a failed HIP runtime call.
+[[noreturn]] void raise_hip(hipError_t e, const std::string& context);
+
+/// The DLPack device type of this build's device memory (CUDA on platform=nvidia, else ROCm).
+std::int32_t dlpack_device_type() noexcept;
+
+/// A DLPack capsule ("dltensor", or "dltensor_versioned" when @p versioned) describing
+/// compact row-major memory at @p data. The capsule holds a reference to @p owner until the
+/// consumer calls the deleter (or the capsule dies unconsumed).
+py::capsule export_dlpack(void* data, int device_id, dlpack::DataType dtype, const std::vector<std::int64_t>& shape,
+                          py::object owner, bool versioned);
+
+/// Reads the standard __dlpack__ keywords and checks them against memory on @p device_id;
+/// returns whether the caller asked for a versioned capsule.
+bool dlpack_wants_versioned(py::object max_version, py::object dl_device, py::object copy, int device_id);
+
+/// A non-negative Python int as size_t, or ValueError naming @p what.
+std::size_t to_size(py::handle value, const char* what);
+
+void bind_errors(py::module_& m);
+void bind_device_buffer(py::module_& m);
+void bind_file(py::module_& m);
+void bind_future(py::module_& m);
+void bind_registration(py::module_& m);
+void bind_stats(py::module_& m);
+void bind_safetensors(py::module_& m);
+
+}  // namespace hipfile::py_binding

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The bridge from hipfile::Error to the Python exception hipfile.Error (defined in
+// hipfile/_error.py, an OSError subclass), and the table of op error names behind
+// hipfile.OpError.
+#include <hipfile/hipfile.h>
+
+#include <utility>
+
+#include "binding.hpp"
+
+namespace hipfile::py_binding {
+
+namespace {
+
+// hipFileOpError_t by name, without the "hipFile" prefix; hipfile.OpError is built from it.
+constexpr std::pair<const char*, hipFileOpError_t> kOpErrors[] = {
+    {"Success", hipFileSuccess},
+    {"DriverNotInitialized", hipFileDriverNotInitialized},
+    {"DriverInvalidProps", hipFileDriverInvalidProps},
+    {"DriverUnsupportedLimit", hipFileDriverUnsupportedLimit},
+    {"DriverVersionMismatch", hipFileDriverVersionMismatch},
+    {"DriverVersionReadError", hipFileDriverVersionReadError},
+    {"DriverClosing", hipFileDriverClosing},
+    {"PlatformNotSupported", hipFilePlatformNotSupported},
+    {"IONotSupported", hipFileIONotSupported},
+    {"DeviceNotSupported", hipFileDeviceNotSupported},
+    {"DriverError", hipFileDriverError},
+    {"HipDriverError", hipFileHipDriverError},
+    {"HipPointerInvalid", hipFileHipPointerInvalid},
+    {"HipMemoryTypeInvalid", hipFileHipMemoryTypeInvalid},
+    {"HipPointerRangeError", hipFileHipPointerRangeError},
+    {"HipContextMismatch", hipFileHipContextMismatch},
+    {"InvalidMappingSize", hipFileInvalidMappingSize},
+    {"InvalidMappingRange", hipFileInvalidMappingRange},
+    {"InvalidFileType", hipFileInvalidFileType},
+    {"InvalidFileOpenFlag", hipFileInvalidFileOpenFlag},
+    {"DIONotSet", hipFileDIONotSet},
+    {"InvalidValue", hipFileInvalidValue},
+    {"MemoryAlreadyRegistered", hipFileMemoryAlreadyRegistered},
+    {"MemoryNotRegistered", hipFileMemoryNotRegistered},
+    {"PermissionDenied", hipFilePermissionDenied},
+    {"DriverAlreadyOpen", hipFileDriverAlreadyOpen},
+    {"HandleNotRegistered", hipFileHandleNotRegistered},
+    {"HandleAlreadyRegistered", hipFileHandleAlreadyRegistered},
+    {"DeviceNotFound", hipFileDeviceNotFound},
+    {"InternalError", hipFileInternalError},
+    {"GetNewFDFailed", hipFileGetNewFDFailed},
+    {"DriverSetupError", hipFileDriverSetupError},
+    {"IODisabled", hipFileIODisabled},
+    {"BatchSubmitFailed", hipFileBatchSubmitFailed},
+    {"GPUMemoryPinningFailed", hipFileGPUMemoryPinningFailed},
+    {"BatchFull", hipFileBatchFull},
+    {"AsyncNotSupported", hipFileAsyncNotSupported},
+};
+
+// Looked up at the first error rather than at import: hipfile/__init__.py imports this
+// extension before it defines anything, and _error.py needs nothing from here.
+py::object error_type() {
+  static py::object* type = nullptr;
+  if (!type) type = new py::object(py::module_::import("hipfile._error").attr("Error"));  // lives until exit
+  return *type;
+}
+
+}  // namespace
+
+void raise_error(const Error& e, const std::string& context, const std::string& filename) {
+  // hipfile++ errors say what failed where they know it; the binding's own context is for
+  // the rest (an allocation, a copy, a registration).
+  const bool known = e.operation() != Operation::unknown;
+  std::string message = known || context.empty() ? e.message() : context + ": " + e.message();
+  py::object err_no = e.sys_errno() != 0 ? py::object(py::int_(e.sys_errno())) : py::object(py::none());
+  py::object op = e.op() == hipFileSuccess ? py::object(py::none()) : py::object(py::int_(static_cast<int>(e.op())));
+  const std::string& path = e.path().empty() ? filename : e.path();
+  py::object file = path.empty() ? py::object(py::none()) : py::object(py::str(path));
+  py::object exc = error_type()(message, err_no, op, static_cast<int>(e.hip()), file);
+  PyErr_SetObject(error_type().ptr(), exc.ptr());
+  throw py::error_already_set();
+}
+
+void raise_hip(hipError_t e, const std::string& context) { raise_error(Error::from_hip(e), context); }
+
+std::size_t to_size(py::handle value, const char* what) {
+  if (!PyLong_Check(value.ptr())) {
+    throw py::type_error("hipfile: " + std::string(what) + " must be an int, not " + std::string(py::str(py::type::of(value).attr("__name__"))));
+  }
+  const auto v = value.cast<py::int_>();
+  if (PyObject_RichCompareBool(v.ptr(), py::int_(0).ptr(), Py_LT) == 1) {
+    throw py::value_error("hipfile: " + std::string(what) + " must be >= 0, got " + std::string(py::repr(v)));
+  }
+  const unsigned long long n = PyLong_AsUnsignedLongLong(v.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error("hipfile: " + std::string(what) + " is too large: " + std::string(py::repr(v)));
+  }
+  return static_cast<std::size_t>(n);
+}
+
+void bind_errors(py::module_& m) {
+  py::dict names;
+  for (const auto& [name, value] : kOpErrors) names[name] = static_cast<int>(value);
+  m.attr("_op_errors") = names;
+  m.def("op_error_string", [](int op) { return std::string(hipFileGetOpErrorString(static_cast<hipFileOpError_t>(op))); },
+        py::arg("op_error"), "The C library's text for a hipFile op error number.");
+  m.def("hip_error_name", [](int e) -> py::object {
+    if (const char* name = detail::hip_error_name(static_cast<hipError_t>(e))) return py::str(name);
+    return py::none();
+  }, py::arg("hip_error"), "HIP's name for a hipError_t number (None when unknown).");
+}
+
+}  // namespace hipfile::py_binding

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// The binding of <hipfile++/safetensors.hpp>: _load_safetensors hands the loaded allocations
+// over to DeviceBuffer objects (so Python, and through DLPack PyTorch, owns and frees them)
+// and describes the tensors in them; _save_safetensors writes tensors from any buffers.
+// hipfile/_safetensors.py builds the public functions on these.
+#include <hipfile++/safetensors.hpp>
+
+#include <pybind11/stl.h>
+
+#include "binding.hpp"
+#include "device_buffer.hpp"
+
+namespace hipfile::py_binding {
+
+namespace st = hipfile::safetensors;
+
+namespace {
+
+[[noreturn]] void raise_st(const st::Error& e) {
+  const std::string message = e.message();
+  if (e.has_cause()) {
+    // An I/O or HIP failure: hipfile.Error with the cause's errno / op error, the whole text.
+    const Error& c = e.cause();
+    py::object err_no = c.sys_errno() != 0 ? py::object(py::int_(c.sys_errno())) : py::object(py::none());
+    py::object op = c.op() == hipFileSuccess ? py::object(py::none()) : py::object(py::int_(static_cast<int>(c.op())));
+    py::object type = py::module_::import("hipfile._error").attr("Error");
+    py::object exc = type(message, err_no, op, static_cast<int>(c.hip()), e.file().empty() ? py::object(py::none()) : py::str(e.file()));
+    PyErr_SetObject(type.ptr(), exc.ptr());
+    throw py::error_already_set();
+  }
+  const char* cls = e.code() == st::Errc::no_such_tensor ? "MissingTensorError" : "CheckpointError";
+  py::object type = py::module_::import("hipfile._error").attr(cls);
+  py::object exc = type(message, std::string(st::errc_name(e.code())), e.file(), e.tensor());
+  PyErr_SetObject(type.ptr(), exc.ptr());
+  throw py::error_already_set();
+}
+
+std::string fs_path(py::handle path) {
+  auto os = py::module_::import("os");
+  return os.attr("fsdecode")(os.attr("fspath")(path)).cast<std::string>();
+}
+
+// (allocations: [DeviceBuffer], tensors: [(name, dtype, shape, allocation or None, offset, nbytes)])
+py::tuple load(py::handle path, int device, py::object names) {
+  const std::string p = fs_path(path);
+  st::LoadOptions options;
+  options.device = device;
+  if (!names.is_none()) {
+    for (auto n : names) options.names.push_back(n.cast<std::string>());
+    if (options.names.empty()) return py::make_tuple(py::list(), py::list());  // nothing asked for
+  }
+  std::optional<st::Result<st::LoadedCheckpoint>> loaded;
+  {
+    py::gil_scoped_release nogil;
+    const bool index = p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0;
+    auto c = index ? st::Checkpoint::open_index(p) : st::Checkpoint::open(p);
+    if (!c) {
+      loaded.emplace(std::unexpected(c.error()));
+    } else {
+      loaded.emplace(st::load(*c, options));
+    }
+  }
+  if (!*loaded) raise_st(loaded->error());
+  st::LoadedCheckpoint& ckpt = **loaded;
+  const std::vector<st::LoadedTensor> tensors = ckpt.tensors();
+  std::vector<st::Allocation> allocations = ckpt.release();
+  py::list buffers;
+  for (const auto& a : allocations) {
+    buffers.append(py::cast(new PyDeviceBuffer(DeviceBuffer::adopt(a.data, a.bytes, a.device), a.bytes, a.device),
+                            py::return_value_policy::take_ownership));
+  }
+  py::list described;
+  for (const auto& t : tensors) {
+    py::tuple shape(t.shape.size());
+    for (std::size_t i = 0; i < t.shape.size(); ++i) shape[i] = py::int_(t.shape[i]);
+    py::object alloc = py::none();
+    std::size_t offset = 0;
+    if (t.bytes != 0) {
+      alloc = py::int_(t.allocation);
+      offset = static_cast<std::size_t>(static_cast<const std::byte*>(t.data) -
+                                        static_cast<const std::byte*>(allocations[t.allocation].data));
+    }
+    described.append(py::make_tuple(t.name, std::string(t.dtype_name()), shape, alloc, offset, t.bytes));
+  }
+  return py::make_tuple(buffers, described);
+}
+
+// tensors: [(name, dtype, shape, buffer)]; the buffers stay resolved (and alive) for the write.
+void save(py::handle path, py::list tensors, std::map<std::string, std::string> metadata) {
+  const std::string p = fs_path(path);
+  std::vector<Buffer> held;
+  std::vector<st::TensorData> data;
+  for (auto item : tensors) {
+    auto t = item.cast<py::tuple>();
+    const auto name = t[0].cast<std::string>();
+    const auto dtype_name = t[1].cast<std::string>();
+    const auto dtype = st::parse_dtype(dtype_name);
+    if (!dtype) raise_st(st::Error(st::Errc::unknown_dtype, p, name, "unknown dtype '" + dtype_name + "'"));
+    std::vector<std::uint64_t> shape;
+    for (auto d : t[2]) shape.push_back(static_cast<std::uint64_t>(to_size(d, "a shape dimension")));
+    held.push_back(resolve_buffer(t[3], Access::read_from));
+    const Buffer& b = held.back();
+    data.push_back(st::TensorData{name, *dtype, std::move(shape),
+                                  {static_cast<const std::byte*>(b.ptr), b.nbytes}});
+  }
+  st::WriteOptions options;
+  options.metadata = std::move(metadata);
+  st::Result<void> r;
+  {
+    py::gil_scoped_release nogil;
+    r = st::write(p, data, options);
+  }
+  if (!r) raise_st(r.error());
+}
+
+}  // namespace
+
+void bind_safetensors(py::module_& m) {
+  m.def("_load_safetensors", &load, py::arg("path"), py::arg("device"), py::arg("names") = py::none());
+  m.def("_save_safetensors", &save, py::arg("path"), py::arg("tensors"), py::arg("metadata"));
+}
+
+}  // namespace hipfile::py_binding

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+"""Shared fixtures: temporary files under $HIPFILE_TEST_DIR, byte patterns, and hip-cpu's test
+interface (fault injection, live allocation counts) through ctypes on platform=cpu."""
+
+import ctypes
+import os
+import uuid
+
+import numpy as np
+import pytest
+
+import hipfile
+
+HIP_ERROR_OUT_OF_MEMORY = 2
+HIP_ERROR_INVALID_VALUE = 1
+
+
+@pytest.fixture
+def tmp_path_factory_dir():
+    return os.environ.get("HIPFILE_TEST_DIR", "/var/tmp")
+
+
+@pytest.fixture
+def path(tmp_path_factory_dir):
+    """A fresh file name, removed afterwards."""
+    p = os.path.join(tmp_path_factory_dir, f"hipfile-py-{os.getpid()}-{uuid.uuid4().hex}.bin")
+    yield p
+    for q in (p, p + ".index.json"):
+        if os.path.exists(q):
+            os.unlink(q)
+
+
+def pattern(n, seed=1):
+    """n reproducible pseudo-random bytes."""
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
+
+
+def write_file(path, data):
+    with open(path, "wb") as f:
+        f.write(bytes(data))
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+class HipCpu:
+    """hip-cpu's <hip/hip_cpu.h>, found as the libhip-cpu the extension loaded."""
+
+    def __init__(self):
+        lib = None
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                if "libhip-cpu.so" in line:
+                    lib = line.split()[-1]
+                    break
+        self.lib = ctypes.CDLL(lib)
+        self.lib.hipcpuInjectFault.argtypes = [ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
+        self.lib.hipcpuLiveDeviceAllocations.restype = ctypes.c_size_t
+        self.lib.hipcpuLiveDeviceAllocations.argtypes = [ctypes.c_int]
+        self.lib.hipcpuCallCount.restype = ctypes.c_ulonglong
+        self.lib.hipcpuCallCount.argtypes = [ctypes.c_char_p]
+
+    def inject(self, api, err, nth=1, count=1):
+        self.lib.hipcpuInjectFault(api.encode(), nth, count, err)
+
+    def clear(self):
+        self.lib.hipcpuClearFaults()
+
+    def live(self, device=0):
+        return self.lib.hipcpuLiveDeviceAllocations(device)
+
+    def calls(self, api):
+        return self.lib.hipcpuCallCount(api.encode())
+
+
+@pytest.fixture
+def hipcpu():
+    if hipfile.platform != "cpu":
+        pytest.skip("needs hip-cpu's test interface (platform=cpu)")
+    h = HipCpu()
+    yield h
+    h.clear()

@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: MIT
+"""load_safetensors / save_safetensors against a reference reader and writer of the format
+written here (8-byte little-endian header length, JSON header, data section)."""
+
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import hipfile
+from conftest import pattern
+
+if not hasattr(hipfile._hipfile, "_load_safetensors"):
+    pytest.skip("built without nlohmann-json", allow_module_level=True)
+
+ITEMSIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "C64": 8, "I64": 8, "I32": 4,
+            "I16": 2, "I8": 1, "U64": 8, "U32": 4, "U16": 2, "U8": 1, "BOOL": 1}
+NUMPY = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "F8_E4M3": "|u1", "F8_E5M2": "|u1", "C64": "<c8",
+         "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "|i1", "U64": "<u8", "U32": "<u4", "U16": "<u2",
+         "U8": "|u1", "BOOL": "|b1"}
+
+
+def reference_write(path, tensors, metadata=None, pad=True):
+    """tensors: [(name, dtype, shape, raw bytes)] laid out in the order given, no alignment."""
+    header, offset = {}, 0
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(raw)]}
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    if pad:
+        text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(t[3] for t in tensors))
+
+
+def reference_read(path):
+    """{name: (dtype, shape, raw bytes)}, metadata."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + n])
+    metadata = header.pop("__metadata__", None)
+    data = blob[8 + n:]
+    return {k: (v["dtype"], tuple(v["shape"]), data[v["data_offsets"][0]:v["data_offsets"][1]])
+            for k, v in header.items()}, metadata
+
+
+def values(dtype, shape, seed):
+    raw = pattern(int(np.prod(shape, dtype=np.int64)) * ITEMSIZE[dtype], seed).tobytes()
+    if dtype == "BOOL":
+        raw = bytes(b & 1 for b in raw)
+    return raw
+
+
+def check_loaded(loaded, expect):
+    assert list(loaded) == [t[0] for t in expect] or set(loaded) == {t[0] for t in expect}
+    for name, dtype, shape, raw in expect:
+        t = loaded[name]
+        assert isinstance(t, hipfile.Tensor)
+        assert (t.dtype, t.shape, t.nbytes) == (dtype, tuple(shape), len(raw))
+        assert t.to_bytes() == raw
+        host = t.to_host()
+        assert host.shape == tuple(shape) and host.tobytes() == raw
+        assert host.dtype == np.dtype(NUMPY[dtype])
+
+
+def test_every_dtype_empty_scalar_and_odd_sizes_load_byte_for_byte(path):
+    expect = [(f"t.{d}", d, (3, 5), values(d, (3, 5), i)) for i, d in enumerate(ITEMSIZE)]
+    expect += [("empty", "F32", (0, 7), b""), ("scalar", "I64", (), values("I64", (), 99)),
+               ("odd", "U8", (1001,), values("U8", (1001,), 98)), ("one", "BF16", (1,), values("BF16", (1,), 97))]
+    reference_write(path, expect, metadata={"format": "pt"})
+    check_loaded(hipfile.load_safetensors(path, device="cuda:0"), expect)
+
+
+def test_misaligned_tensors_are_still_exact(path):
+    expect = [("b", "U8", (3,), b"\x01\x02\x03"), ("f", "F32", (5,), values("F32", (5,), 1)),
+              ("h", "F16", (7,), values("F16", (7,), 2)), ("d", "F64", (2,), values("F64", (2,), 3))]
+    reference_write(path, expect, pad=False)
+    check_loaded(hipfile.load_safetensors(path), expect)
+
+
+def test_names_select_a_subset_and_a_missing_name_is_a_key_error(path):
+    expect = [(f"w{i}", "F32", (64,), values("F32", (64,), i)) for i in range(6)]
+    reference_write(path, expect)
+    got = hipfile.load_safetensors(path, names=["w4", "w1"])
+    assert set(got) == {"w1", "w4"}
+    check_loaded(got, [expect[1], expect[4]])
+    assert hipfile.load_safetensors(path, names="w2")["w2"].to_bytes() == expect[2][3]
+    with pytest.raises(KeyError) as e:
+        hipfile.load_safetensors(path, names=["w1", "nope"])
+    assert isinstance(e.value, hipfile.MissingTensorError) and e.value.code == "no_such_tensor"
+    assert str(e.value) == f"{path}: tensor 'nope': is not in the checkpoint"
+    assert hipfile.load_safetensors(path, names=[]) == {}
+
+
+def test_an_index_of_two_shards_loads_every_tensor(path):
+    base = os.path.dirname(path)
+    shard_names = [os.path.basename(path) + f".shard{i}" for i in range(2)]
+    a = [("a.x", "F32", (10, 10), values("F32", (10, 10), 1)), ("a.y", "I8", (33,), values("I8", (33,), 2))]
+    b = [("b.x", "BF16", (4, 4), values("BF16", (4, 4), 3))]
+    index = path + ".index.json"
+    try:
+        reference_write(os.path.join(base, shard_names[0]), a)
+        reference_write(os.path.join(base, shard_names[1]), b)
+        with open(index, "w") as f:
+            json.dump({"metadata": {}, "weight_map": {"a.x": shard_names[0], "a.y": shard_names[0],
+                                                      "b.x": shard_names[1]}}, f)
+        got = hipfile.load_safetensors(index)
+        check_loaded(got, a + b)
+        assert got["a.x"]._buffer is got["a.y"]._buffer and got["a.x"]._buffer is not got["b.x"]._buffer
+    finally:
+        for s in shard_names:
+            if os.path.exists(os.path.join(base, s)):
+                os.unlink(os.path.join(base, s))
+
+
+def test_loading_onto_the_second_device(path):
+    if hipfile.device_count() < 2:
+        pytest.skip("needs two devices")
+    expect = [("x", "F32", (256,), values("F32", (256,), 5))]
+    reference_write(path, expect)
+    for device in (1, "cuda:1", "hip:1"):
+        got = hipfile.load_safetensors(path, device=device)
+        assert got["x"].device == 1 and got["x"].to_bytes() == expect[0][3]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda:x", "tpu:0", None])
+def test_bad_devices_are_refused(path, device):
+    reference_write(path, [("x", "U8", (1,), b"\0")])
+    with pytest.raises(ValueError, match="into device memory"):
+        hipfile.load_safetensors(path, device=device)
+
+
+def test_freeing_the_tensors_frees_the_device_memory(path, hipcpu):
+    reference_write(path, [("x", "F32", (1000,), values("F32", (1000,), 1)), ("y", "U8", (5,), b"12345")])
+    live = hipcpu.live()
+    got = hipfile.load_safetensors(path)
+    assert hipcpu.live() == live + 1  # one allocation for the file
+    x = got.pop("x")
+    del got
+    assert hipcpu.live() == live + 1  # x still holds it
+    del x
+    assert hipcpu.live() == live
+
+
+def write_raw(path, blob):
+    with open(path, "wb") as f:
+        f.write(blob)
+
+
+def header_file(path, header, data=b"", length=None):
+    text = json.dumps(header).encode() if not isinstance(header, bytes) else header
+    write_raw(path, struct.pack("<Q", len(text) if length is None else length) + text + data)
+
+
+MALFORMED = [
+    ("file_too_short", lambda p: write_raw(p, b"\1\0\0")),
+    ("header_too_large", lambda p: write_raw(p, struct.pack("<Q", 100_000_001) + b"{}")),
+    ("header_beyond_file", lambda p: header_file(p, {}, length=50)),
+    ("invalid_json", lambda p: header_file(p, b"{not json")),
+    ("invalid_utf8", lambda p: header_file(p, b'{"\xff": 1}')),
+    ("header_not_object", lambda p: header_file(p, [1, 2])),
+    ("unknown_dtype", lambda p: header_file(p, {"x": {"dtype": "F13", "shape": [1], "data_offsets": [0, 1]}}, b"\0")),
+    ("invalid_shape", lambda p: header_file(p, {"x": {"dtype": "U8", "shape": [-1], "data_offsets": [0, 1]}}, b"\0")),
+    ("offsets_out_of_range", lambda p: header_file(p, {"x": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}}, b"\0")),
+    ("size_mismatch", lambda p: header_file(p, {"x": {"dtype": "F32", "shape": [2], "data_offsets": [0, 4]}}, b"\0" * 4)),
+    ("offsets_overlap", lambda p: header_file(p, {"x": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},
+                                                  "y": {"dtype": "U8", "shape": [2], "data_offsets": [2, 4]}}, b"\0" * 4)),
+    ("offsets_gap", lambda p: header_file(p, {"x": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]},
+                                              "y": {"dtype": "U8", "shape": [1], "data_offsets": [3, 4]}}, b"\0" * 4)),
+    ("duplicate_name", lambda p: header_file(p, b'{"x": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}, '
+                                             b'"x": {"dtype": "U8", "shape": [1], "data_offsets": [1, 2]}}', b"\0\0")),
+]
+
+
+@pytest.mark.parametrize("code,make", MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_malformed_checkpoints_raise_checkpoint_errors_naming_the_file(path, code, make, hipcpu):
+    make(path)
+    live = hipcpu.live()
+    with pytest.raises(hipfile.CheckpointError) as e:
+        hipfile.load_safetensors(path)
+    assert e.value.code == code and e.value.file == path
+    assert str(e.value).startswith(f"{path}: ")
+    assert isinstance(e.value, ValueError)
+    assert hipcpu.live() == live  # nothing allocated
+
+
+def test_a_missing_file_is_a_hipfile_error_with_enoent(path):
+    with pytest.raises(hipfile.Error) as e:
+        hipfile.load_safetensors(path)
+    assert e.value.errno == 2 and str(e.value).startswith(path)
+
+
+def test_save_from_numpy_and_device_tensors_matches_the_reference_reader(path):
+    arrays = {"f": np.arange(12, dtype=np.float32).reshape(3, 4), "i": np.array([-1, 2], dtype=np.int64),
+              "b": np.array([True, False, True]), "u": np.arange(5, dtype=np.uint8), "s": np.array(7, dtype=np.int16),
+              "e": np.zeros((0, 2), dtype=np.float64)}
+    dev = hipfile.DeviceBuffer(8)
+    dev.copy_from_host(b"\x01\x00\x02\x00\x03\x00\x04\x00")
+    tensors = dict(arrays, bf=hipfile.Tensor(dev, 0, "BF16", (2, 2)))
+    hipfile.save_safetensors(tensors, path, metadata={"format": "np"})
+    got, metadata = reference_read(path)
+    assert metadata == {"format": "np"}
+    kinds = {"f": "F32", "i": "I64", "b": "BOOL", "u": "U8", "s": "I16", "e": "F64"}
+    for name, arr in arrays.items():
+        assert got[name] == (kinds[name], arr.shape, arr.tobytes())
+    assert got["bf"] == ("BF16", (2, 2), b"\x01\x00\x02\x00\x03\x00\x04\x00")
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+    assert n % 8 == 0  # the data section starts 8-byte aligned, as safetensors writes it
+
+
+def test_save_then_load_round_trip(path):
+    src = {f"layer{i}.w": np.random.default_rng(i).standard_normal((17, i + 1)).astype(np.float16) for i in range(5)}
+    hipfile.save_safetensors(src, path)
+    got = hipfile.load_safetensors(path)
+    for name, arr in src.items():
+        assert np.array_equal(got[name].to_host(), arr)
+    again = path + ".again"
+    try:
+        hipfile.save_safetensors(got, again)  # device tensors written straight back
+        assert reference_read(again) == reference_read(path)
+    finally:
+        os.unlink(again)
+
+
+def test_save_errors(path):
+    with pytest.raises(TypeError, match="metadata must be a dict of str to str"):
+        hipfile.save_safetensors({}, path, metadata={"a": 1})
+    with pytest.raises(TypeError, match="tensor names are str"):
+        hipfile.save_safetensors({1: np.zeros(1)}, path)
+    with pytest.raises(TypeError, match="has no dtype and shape"):
+        hipfile.save_safetensors({"x": b"abc"}, path)
+    with pytest.raises(ValueError, match="dtype object has no safetensors equivalent"):
+        hipfile.save_safetensors({"x": np.array(["a"], dtype=object)}, path)
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        hipfile.save_safetensors({"x": np.zeros((4, 4), dtype=np.float32).T}, path)
+    with pytest.raises(hipfile.CheckpointError) as e:
+        hipfile.save_safetensors({"__metadata__": np.zeros(1, dtype=np.uint8)}, path)
+    assert e.value.code == "invalid_argument"
+    assert not os.path.exists(path)  # nothing written under the name
