@@ -1,6 +1,6 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Model weights on the GPU machine, in one call (about 2 minutes; bench/safetensors.py says
+# Model weights on the GPU machine, in one call (about 2 minutes; bench/safetensors_load.py says
 # what it measures):
 #   bench/safetensors.sh [OUTDIR]
 # Builds $BUILD (default build-gpu: platform=nvidia, release) when hipfile-load is missing,
@@ -23,4 +23,4 @@ if [ ! -x "$load" ]; then
         { meson setup --reconfigure "$build" "$here" >> "$log" 2>&1 && ninja -C "$build" tools/hipfile-load >> "$log" 2>&1; } ||
         { tail -30 "$log"; echo "bench/safetensors.sh: build failed (is nlohmann_json found?)"; exit 1; }
 fi
-exec python3 "$here/bench/safetensors.py" --load "$load" --dir "${DATA_DIR:-/tmp}" ${out:+--out "$out"}
+exec python3 "$here/bench/safetensors_load.py" --load "$load" --dir "${DATA_DIR:-/tmp}" ${out:+--out "$out"}

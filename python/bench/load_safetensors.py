@@ -6,7 +6,7 @@ safetensors.torch.load_file, every figure a ratio measured in this run.
     PYTHONPATH=build-gpu/python python3 python/bench/load_safetensors.py [--dir /tmp] [--out OUTDIR]
 
 1. The checkpoint: DIR/hipfile-bench-llama.safetensors, the Llama-shaped bf16 file (173
-   tensors, 7.36 GB) that bench/safetensors.py makes with safetensors.torch.save_file; reused
+   tensors, 7.36 GB) that bench/safetensors_load.py makes with safetensors.torch.save_file; reused
    when it is already there with the right size, made the same way otherwise.
 2. The pinned host-to-device copy rate (torch, 1 GiB, best of 3): the ceiling for hot loads.
 3. Hot (page cache filled first): safetensors.torch.load_file(path, device="cuda:0") best of
@@ -29,7 +29,7 @@ from safetensors.torch import load_file, save_file
 
 import hipfile
 
-LAYERS, HIDDEN, MLP, VOCAB = 19, 4096, 9728, 32000  # as bench/safetensors.py, so the file is shared
+LAYERS, HIDDEN, MLP, VOCAB = 19, 4096, 9728, 32000  # as bench/safetensors_load.py, so the file is shared
 
 
 def shapes():

@@ -33,7 +33,7 @@ def _device_index(device):
     return 0 if index is None else index
 
 
-def load_safetensors(path_or_index, device="cuda:0", names=None):
+def load_safetensors(path_or_index, device="cuda:0", names=None, as_torch=None):
     """Loads a checkpoint into device memory.
 
     path_or_index: a .safetensors file, or a Hugging Face model.safetensors.index.json whose
@@ -42,7 +42,11 @@ def load_safetensors(path_or_index, device="cuda:0", names=None):
     names: the tensors to load (default: all); a name not in the checkpoint raises
     hipfile.MissingTensorError (a KeyError).
 
-    Returns dict[str, torch.Tensor] when PyTorch is importable, else dict[str, hipfile.Tensor],
+    as_torch: None (the default) gives torch tensors when PyTorch is importable; False always
+    gives hipfile.Tensor (for CuPy or NumPy users on a machine that also has PyTorch); True
+    requires PyTorch (ImportError without it).
+
+    Returns dict[str, torch.Tensor] when PyTorch is used, else dict[str, hipfile.Tensor],
     in checkpoint order. The tensors of one file share one device allocation, freed when the
     last of them is. A malformed checkpoint raises hipfile.CheckpointError (a ValueError)
     naming the file and tensor; a failed read raises hipfile.Error.
@@ -52,10 +56,13 @@ def load_safetensors(path_or_index, device="cuda:0", names=None):
     if isinstance(names, str):
         names = [names]
     buffers, tensors = _hipfile._load_safetensors(path_or_index, index, None if names is None else list(names))
-    try:
-        import torch
-    except ImportError:
-        torch = None
+    torch = None
+    if as_torch or as_torch is None:
+        try:
+            import torch
+        except ImportError:
+            if as_torch:
+                raise
     if torch is None:
         empty = None  # one 0-byte buffer for the tensors of zero bytes
         out = {}

@@ -55,7 +55,7 @@ py::tuple load(py::handle path, int device, py::object names) {
     const bool index = p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0;
     auto c = index ? st::Checkpoint::open_index(p) : st::Checkpoint::open(p);
     if (!c) {
-      loaded.emplace(std::unexpected(c.error()));
+      loaded.emplace(hipfile::unexpected(c.error()));
     } else {
       loaded.emplace(st::load(*c, options));
     }

@@ -37,6 +37,11 @@ def reference_write(path, tensors, metadata=None, pad=True):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(t[3] for t in tensors))
 
 
+def load_plain(*args, **kwargs):
+    """load_safetensors giving hipfile.Tensor also where PyTorch is installed (the H200)."""
+    return hipfile.load_safetensors(*args, as_torch=False, **kwargs)
+
+
 def reference_read(path):
     """{name: (dtype, shape, raw bytes)}, metadata."""
     with open(path, "rb") as f:
@@ -73,28 +78,28 @@ def test_every_dtype_empty_scalar_and_odd_sizes_load_byte_for_byte(path):
     expect += [("empty", "F32", (0, 7), b""), ("scalar", "I64", (), values("I64", (), 99)),
                ("odd", "U8", (1001,), values("U8", (1001,), 98)), ("one", "BF16", (1,), values("BF16", (1,), 97))]
     reference_write(path, expect, metadata={"format": "pt"})
-    check_loaded(hipfile.load_safetensors(path, device="cuda:0"), expect)
+    check_loaded(load_plain(path, device="cuda:0"), expect)
 
 
 def test_misaligned_tensors_are_still_exact(path):
     expect = [("b", "U8", (3,), b"\x01\x02\x03"), ("f", "F32", (5,), values("F32", (5,), 1)),
               ("h", "F16", (7,), values("F16", (7,), 2)), ("d", "F64", (2,), values("F64", (2,), 3))]
     reference_write(path, expect, pad=False)
-    check_loaded(hipfile.load_safetensors(path), expect)
+    check_loaded(load_plain(path), expect)
 
 
 def test_names_select_a_subset_and_a_missing_name_is_a_key_error(path):
     expect = [(f"w{i}", "F32", (64,), values("F32", (64,), i)) for i in range(6)]
     reference_write(path, expect)
-    got = hipfile.load_safetensors(path, names=["w4", "w1"])
+    got = load_plain(path, names=["w4", "w1"])
     assert set(got) == {"w1", "w4"}
     check_loaded(got, [expect[1], expect[4]])
-    assert hipfile.load_safetensors(path, names="w2")["w2"].to_bytes() == expect[2][3]
+    assert load_plain(path, names="w2")["w2"].to_bytes() == expect[2][3]
     with pytest.raises(KeyError) as e:
-        hipfile.load_safetensors(path, names=["w1", "nope"])
+        load_plain(path, names=["w1", "nope"])
     assert isinstance(e.value, hipfile.MissingTensorError) and e.value.code == "no_such_tensor"
     assert str(e.value) == f"{path}: tensor 'nope': is not in the checkpoint"
-    assert hipfile.load_safetensors(path, names=[]) == {}
+    assert load_plain(path, names=[]) == {}
 
 
 def test_an_index_of_two_shards_loads_every_tensor(path):
@@ -109,7 +114,7 @@ def test_an_index_of_two_shards_loads_every_tensor(path):
         with open(index, "w") as f:
             json.dump({"metadata": {}, "weight_map": {"a.x": shard_names[0], "a.y": shard_names[0],
                                                       "b.x": shard_names[1]}}, f)
-        got = hipfile.load_safetensors(index)
+        got = load_plain(index)
         check_loaded(got, a + b)
         assert got["a.x"]._buffer is got["a.y"]._buffer and got["a.x"]._buffer is not got["b.x"]._buffer
     finally:
@@ -124,7 +129,7 @@ def test_loading_onto_the_second_device(path):
     expect = [("x", "F32", (256,), values("F32", (256,), 5))]
     reference_write(path, expect)
     for device in (1, "cuda:1", "hip:1"):
-        got = hipfile.load_safetensors(path, device=device)
+        got = load_plain(path, device=device)
         assert got["x"].device == 1 and got["x"].to_bytes() == expect[0][3]
 
 
@@ -132,13 +137,13 @@ def test_loading_onto_the_second_device(path):
 def test_bad_devices_are_refused(path, device):
     reference_write(path, [("x", "U8", (1,), b"\0")])
     with pytest.raises(ValueError, match="into device memory"):
-        hipfile.load_safetensors(path, device=device)
+        load_plain(path, device=device)
 
 
 def test_freeing_the_tensors_frees_the_device_memory(path, hipcpu):
     reference_write(path, [("x", "F32", (1000,), values("F32", (1000,), 1)), ("y", "U8", (5,), b"12345")])
     live = hipcpu.live()
-    got = hipfile.load_safetensors(path)
+    got = load_plain(path)
     assert hipcpu.live() == live + 1  # one allocation for the file
     x = got.pop("x")
     del got
@@ -182,7 +187,7 @@ def test_malformed_checkpoints_raise_checkpoint_errors_naming_the_file(path, cod
     make(path)
     live = hipcpu.live()
     with pytest.raises(hipfile.CheckpointError) as e:
-        hipfile.load_safetensors(path)
+        load_plain(path)
     assert e.value.code == code and e.value.file == path
     assert str(e.value).startswith(f"{path}: ")
     assert isinstance(e.value, ValueError)
@@ -191,7 +196,7 @@ def test_malformed_checkpoints_raise_checkpoint_errors_naming_the_file(path, cod
 
 def test_a_missing_file_is_a_hipfile_error_with_enoent(path):
     with pytest.raises(hipfile.Error) as e:
-        hipfile.load_safetensors(path)
+        load_plain(path)
     assert e.value.errno == 2 and str(e.value).startswith(path)
 
 
@@ -217,7 +222,7 @@ def test_save_from_numpy_and_device_tensors_matches_the_reference_reader(path):
 def test_save_then_load_round_trip(path):
     src = {f"layer{i}.w": np.random.default_rng(i).standard_normal((17, i + 1)).astype(np.float16) for i in range(5)}
     hipfile.save_safetensors(src, path)
-    got = hipfile.load_safetensors(path)
+    got = load_plain(path)
     for name, arr in src.items():
         assert np.array_equal(got[name].to_host(), arr)
     again = path + ".again"
@@ -243,3 +248,16 @@ def test_save_errors(path):
         hipfile.save_safetensors({"__metadata__": np.zeros(1, dtype=np.uint8)}, path)
     assert e.value.code == "invalid_argument"
     assert not os.path.exists(path)  # nothing written under the name
+
+
+def test_as_torch_true_needs_pytorch(path):
+    hipfile.save_safetensors({"a": np.arange(4, dtype=np.float32)}, path)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError):
+            hipfile.load_safetensors(path, as_torch=True)
+        return
+    got = hipfile.load_safetensors(path, as_torch=True)
+    assert type(got["a"]).__module__.startswith("torch")
+    assert got["a"].cpu().tolist() == [0.0, 1.0, 2.0, 3.0]

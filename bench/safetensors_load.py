@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The model-weights acceptance run on the GPU machine, every figure a ratio from this run.
 
-    bench/safetensors.py --load build-gpu/tools/hipfile-load [--dir /tmp] [--out OUTDIR]
+    bench/safetensors_load.py --load build-gpu/tools/hipfile-load [--dir /tmp] [--out OUTDIR]
 
 1. Makes a Llama-shaped bf16 checkpoint with safetensors.torch.save_file (173 tensors,
    7.36 GB; kept in DIR and reused when it is already there), flushed to disk.
