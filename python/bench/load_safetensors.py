@@ -19,70 +19,19 @@ OUTDIR/python_load.json when --out is given.
 import argparse
 import gc
 import json
-import math
 import os
 import sys
 import time
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file
 
 import hipfile
 
-LAYERS, HIDDEN, MLP, VOCAB = 19, 4096, 9728, 32000  # as bench/safetensors_load.py, so the file is shared
-
-
-def shapes():
-    out = {"model.embed_tokens.weight": (VOCAB, HIDDEN)}
-    for i in range(LAYERS):
-        p = f"model.layers.{i}."
-        for m in ("q_proj", "k_proj", "v_proj", "o_proj"):
-            out[p + f"self_attn.{m}.weight"] = (HIDDEN, HIDDEN)
-        out[p + "mlp.gate_proj.weight"] = (MLP, HIDDEN)
-        out[p + "mlp.up_proj.weight"] = (MLP, HIDDEN)
-        out[p + "mlp.down_proj.weight"] = (HIDDEN, MLP)
-        out[p + "input_layernorm.weight"] = (HIDDEN,)
-        out[p + "post_attention_layernorm.weight"] = (HIDDEN,)
-    out["model.norm.weight"] = (HIDDEN,)
-    return out
-
-
-def make(path):
-    data = sum(2 * math.prod(s) for s in shapes().values())
-    if os.path.exists(path):
-        try:
-            with open(path, "rb") as f:
-                n = int.from_bytes(f.read(8), "little")
-                header = json.loads(f.read(n))
-            if len([k for k in header if k != "__metadata__"]) == len(shapes()) and os.path.getsize(path) == 8 + n + data:
-                return "reused"
-        except (ValueError, OSError):
-            pass
-    g = torch.Generator(device="cuda:0").manual_seed(14)
-    tensors = {}
-    for name, shape in shapes().items():
-        bits = torch.randint(-32768, 32767, shape, dtype=torch.int16, device="cuda:0", generator=g)
-        tensors[name] = bits.view(torch.bfloat16).cpu()
-    save_file(tensors, path, metadata={"format": "pt"})
-    del tensors
-    os.sync()
-    return "made"
-
-
-def drop(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
-def warm(path):
-    buf = bytearray(64 << 20)
-    with open(path, "rb", buffering=0) as f:
-        while f.readinto(buf):
-            pass
+# The checkpoint (its shapes, how it is made or reused) and the cache handling are
+# bench/safetensors_load.py's, so the two benches share one file and one way of dropping it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from safetensors_load import drop, make, shapes, warm  # noqa: E402
 
 
 def timed(load, path):
