@@ -5,6 +5,7 @@
 # does not change). Prints "fuzz: N executions, M crashes" and exits non-zero on any finding.
 #   scripts/fuzz.sh            # 120 s
 #   FUZZ_SECONDS=600 BUILD=build-fuzz scripts/fuzz.sh
+#   FUZZ_REPLAY=1 scripts/fuzz.sh   # the corpus once, no new inputs
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build-fuzz}
@@ -21,7 +22,10 @@ cp test/fuzz/corpus/* "$work/corpus/"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}  # poisoned lanes and retired flag words are kept on purpose
 export HIPFILE_TEST_DIR=${HIPFILE_TEST_DIR:-$work}
-"$build/test/fuzz/hipfile_c_api_fuzz" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
+# FUZZ_REPLAY=1: run every input of the corpus once (-runs=0) and nothing else: deterministic.
+limit=-max_total_time="$seconds"
+[ "${FUZZ_REPLAY:-0}" = 1 ] && limit=-runs=0
+"$build/test/fuzz/hipfile_c_api_fuzz" "$limit" -timeout=30 -rss_limit_mb=4096 \
   -artifact_prefix="$work/findings/" -print_final_stats=1 "$work/corpus" test/fuzz/corpus > "$work/log" 2>&1
 rc=$?
 tail -n 25 "$work/log"

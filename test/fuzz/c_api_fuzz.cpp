@@ -233,7 +233,7 @@ struct Run {
         hipFileDriverProps_t props;
         (void)hipFileDriverGetProperties(&props);
         hipFileStatsL1_t l1;
-        (void)hipFileGetStatsL1(&l1);
+        (void)hipFileGetStatsExL1(&l1, sizeof l1);  // our counters; hipFileGetStatsL1 is 0.5's ABI
         (void)hipFileSetStatsLevel(static_cast<int>(in.u8() % 5) - 1);
         break;
       }
