@@ -156,6 +156,13 @@ struct Run {
     }
     size = static_cast<std::size_t>(in.number(kBuf));
     boff = in.number(kBuf);
+    // The allocation holds the guards too (it ends at data() + kBuf + kGuard), so the library may
+    // rightly move bytes up to there, and check_guards would call that an overrun. A range ending
+    // inside the trailing guard is moved past the allocation's end instead, where it must be refused.
+    if (boff >= 0 && static_cast<std::size_t>(boff) <= kBuf + kGuard && size <= kBuf + kGuard) {
+      const std::size_t end = static_cast<std::size_t>(boff) + size;
+      if (end > kBuf && end <= kBuf + kGuard) size += kGuard;
+    }
   }
 
   void call() {
