@@ -45,6 +45,19 @@ def read_file(path):
         return f.read()
 
 
+class DLPackOnly:
+    """Exposes only __dlpack__/__dlpack_device__ of what it wraps."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __dlpack__(self, **kwargs):
+        return self.inner.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.inner.__dlpack_device__()
+
+
 class HipCpu:
     """hip-cpu's <hip/hip_cpu.h>, found as the libhip-cpu the extension loaded."""
 

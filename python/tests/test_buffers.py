@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hipfile
-from conftest import pattern, read_file, write_file
+from conftest import DLPackOnly, pattern, read_file, write_file
 
 
 class CudaArray:
@@ -20,19 +20,6 @@ class CudaArray:
         }
         if mask is not None:
             self.__cuda_array_interface__["mask"] = mask
-
-
-class DLPackOnly:
-    """Exposes only __dlpack__/__dlpack_device__ of what it wraps."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __dlpack__(self, **kwargs):
-        return self.inner.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.inner.__dlpack_device__()
 
 
 def host_of(buf):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hipfile
-from conftest import pattern, read_file, write_file
+from conftest import DLPackOnly, pattern, read_file, write_file
 
 GPU = hipfile.platform in ("nvidia", "amd")
 
@@ -26,17 +26,6 @@ def cupy_gpu():
     if not GPU:
         pytest.skip("needs a GPU build of hipfile")
     return pytest.importorskip("cupy")
-
-
-class DLPackOnly:
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __dlpack__(self, **kwargs):
-        return self.inner.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.inner.__dlpack_device__()
 
 
 def test_torch_cpu_tensors_are_host_buffers(path):
