@@ -70,7 +70,11 @@ Executor::Executor() {
 }
 
 unsigned async_threads_from_environment() {
-  const unsigned automatic = std::clamp(2 * std::max(1u, std::thread::hardware_concurrency()), 8u, 32u);
+  // As many as the staging engine's automatic workers (one per core, up to 16), and at least 8
+  // for small requests, which run on the executor thread itself. More threads than workers only
+  // queue large requests behind the workers, and that queue cost the H200 more than half of the
+  // rate of 256 reads of 4 MiB in flight (bench/RESULTS.md, hipfile++ futures).
+  const unsigned automatic = std::clamp(std::thread::hardware_concurrency(), 8u, 16u);
   const char* v = env::get("HIPFILE_ASYNC_THREADS");
   if (v == nullptr) return automatic;
   std::size_t n = 0;

@@ -47,8 +47,8 @@ Status check_region(const void* base, std::size_t size, hoff_t file_offset, hoff
 
 /// A small pool of threads that run whole operations (async and batch), several at once.
 /// Started on first use (never at library load); its threads idle between operations and live
-/// for the rest of the process. HIPFILE_ASYNC_THREADS sets the size (default: twice the cores,
-/// between 8 and 32).
+/// for the rest of the process. HIPFILE_ASYNC_THREADS sets the size (default: one per core,
+/// between 8 and 16).
 class Executor {
  public:
   using Tasks = std::list<std::function<void()>>;
@@ -69,7 +69,7 @@ class Executor {
   std::vector<std::thread> threads_;
 };
 
-/// HIPFILE_ASYNC_THREADS (1-256, parsed with overflow checks), else twice the cores in 8-32.
+/// HIPFILE_ASYNC_THREADS (1-256, parsed with overflow checks), else one per core in 8-16.
 unsigned async_threads_from_environment();
 
 /// Test hook (async suite): every free flag word continues from `value`, so a test reaches the

@@ -219,8 +219,22 @@ void Engine::worker_main(Worker& w) {
       if (!lane) job->fail(st);
     }
     if (!job->failed) run(*job, lane);
+    active_.fetch_sub(1, std::memory_order_relaxed);  // before the caller can return
     job->participant_done();
   }
+}
+
+// A request is spread over the workers that are idle now: an idle engine cuts a mid-sized
+// request finely so that every worker takes part; a busy one (many callers, futures, batch)
+// keeps whole chunks, since finer pieces there only add copies and queue entries for workers
+// that are taken anyway (bench/RESULTS.md, hipfile++ futures).
+off_t Engine::parallel_chunk(std::size_t size) const noexcept {
+  const auto workers = static_cast<std::ptrdiff_t>(workers_.size());
+  const std::ptrdiff_t idle = workers - active_.load(std::memory_order_relaxed);
+  if (idle <= 0) return static_cast<off_t>(chunk_);
+  const std::size_t per_worker = (size + static_cast<std::size_t>(idle) - 1) / static_cast<std::size_t>(idle);
+  return static_cast<off_t>(std::clamp<std::size_t>((per_worker + 65535) & ~std::size_t{65535},
+                                                    std::min(kMinParallelChunk, chunk_), chunk_));
 }
 
 Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
@@ -251,12 +265,8 @@ IoResult Engine::execute(const Request& req) {
   const bool inline_run = req.size <= config_.inline_threshold;
   off_t chunk = static_cast<off_t>(chunk_);
   if (!inline_run) {
-    // Spread mid-sized requests over every worker rather than leave most of them idle.
     std::call_once(started_, [this] { start_workers(); });
-    std::size_t per_worker = (req.size + workers_.size() - 1) / workers_.size();
-    std::size_t c = std::clamp<std::size_t>((per_worker + 65535) & ~std::size_t{65535},
-                                            std::min(kMinParallelChunk, chunk_), chunk_);
-    chunk = static_cast<off_t>(c);
+    chunk = parallel_chunk(req.size);
   }
   FileMapping mapping;  // outlives every participant: execute() waits for them below
   // The mapped path wins where the engine has few workers, whose CPU copies bound the staged
@@ -309,6 +319,7 @@ IoResult Engine::execute(const Request& req) {
     }
     int n = static_cast<int>(std::min<off_t>(nchunks, static_cast<off_t>(workers_.size())));
     job->participants = n;
+    active_.fetch_add(n, std::memory_order_relaxed);
     // All or nothing: the entries are made first (this may throw, and then no worker has the job),
     // and handed over in one step that cannot fail. Once a worker has it, this call waits for it:
     // the mapping and the file lease must outlive every participant.

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Configuration: size and boolean parsing, the environment, and correct data under every
 // shape of the engine (threads, chunk size, depth, inline threshold).
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "../c_api/helpers.hpp"
 #include "engine/async.hpp"
@@ -45,6 +47,8 @@ TEST_CASE("Numbers are parsed with overflow checks, never wrapped", "[config]") 
     ::unsetenv("HIPFILE_ASYNC_THREADS");
     return hipfile::engine::async_threads_from_environment();
   }();
+  // Automatic: as many as the engine's automatic workers (one per core up to 16), at least 8.
+  CHECK(automatic == std::clamp(std::thread::hardware_concurrency(), 8u, 16u));
   ::setenv("HIPFILE_ASYNC_THREADS", "4294967297", 1);
   CHECK(hipfile::engine::async_threads_from_environment() == automatic);
   ::setenv("HIPFILE_ASYNC_THREADS", "3", 1);

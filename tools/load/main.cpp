@@ -17,11 +17,14 @@
 #include <hip/hip_runtime_api.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 using namespace hipfile::tools;
 using namespace hipfile::tools::load;
@@ -86,6 +89,12 @@ void check_devices(const std::vector<int>& devices) {
     if (d >= count) throw Failure{fmt::format("GPU {} does not exist ({} found)", d, count)};
 }
 
+/// Between passes: the device idle, then a pause (--pause) before the next pass starts.
+void rest(int pause_ms) {
+  check_hip(hipDeviceSynchronize(), "hipDeviceSynchronize");
+  if (pause_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+}
+
 void drop_checkpoint(const sts::Checkpoint& c) {
   for (std::size_t i = 0; i < c.shards().size(); ++i) drop_from_cache(c.shard_fd(i), c.shards()[i].path);
 }
@@ -118,6 +127,7 @@ int run(const Options& o, const std::string& command) {
   sts::LoadedCheckpoint loaded;
   for (int rep = 0; rep < o.reps; ++rep) {
     loaded.reset();  // the previous pass's memory, before the next is allocated
+    if (rep > 0) rest(o.pause_ms);
     if (o.cold) drop_checkpoint(c);
     reported = 0;
     progress.start(fmt::format("loading {}", o.paths[0]), c.bytes());

@@ -79,6 +79,11 @@ OPTIONS
     -n, --reps N
         Load N times (freeing the memory between passes) and report the best and the median
         (default 1, at least 1).
+    --pause MS
+        Between passes, after the previous pass's memory is freed and the device is idle,
+        wait MS milliseconds (default 500, 0 to 60000), so that the GPU driver's background
+        work on the memory just freed does not overlap the next pass (bench/RESULTS.md
+        measures both).
     --write PATH
         After the passes, write the loaded tensors from GPU memory to PATH as a safetensors
         file (with the first shard's metadata) and report the write rate.
@@ -137,7 +142,7 @@ void add_patterns(std::vector<std::string>& out, const std::string& text) {
 }  // namespace
 
 Options parse(int argc, char** argv) {
-  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kDirect, kParallel, kWrite, kProgress };
+  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kDirect, kParallel, kWrite, kProgress, kPause };
   static const option longs[] = {
       {"device", required_argument, nullptr, 'g'}, {"devices", required_argument, nullptr, kDevices},
       {"only", required_argument, nullptr, kOnly}, {"verify", no_argument, nullptr, kVerify},
@@ -145,6 +150,7 @@ Options parse(int argc, char** argv) {
       {"cold", no_argument, nullptr, kCold},       {"direct", no_argument, nullptr, kDirect},
       {"reps", required_argument, nullptr, 'n'},      {"parallel", required_argument, nullptr, kParallel},
       {"write", required_argument, nullptr, kWrite}, {"progress", no_argument, nullptr, kProgress},
+      {"pause", required_argument, nullptr, kPause},
       {"quiet", no_argument, nullptr, 'q'},        {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
   };
@@ -180,6 +186,12 @@ Options parse(int argc, char** argv) {
         auto v = parse_count(optarg);
         if (!v || *v < 1) usage_error(fmt::format("--reps: '{}' is not a number >= 1", optarg));
         o.reps = *v;
+        break;
+      }
+      case kPause: {
+        auto v = parse_count(optarg);
+        if (!v || *v > 60000) usage_error(fmt::format("--pause: '{}' is not a number from 0 to 60000", optarg));
+        o.pause_ms = *v;
         break;
       }
       case kParallel: {

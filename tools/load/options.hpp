@@ -17,6 +17,7 @@ struct Options {
   bool cold = false;
   bool direct = false;
   int reps = 1;
+  int pause_ms = 500;              // --pause MS: rest between passes, after the memory is freed
   int parallel = 1;                // --parallel N: hipFileRead calls at once per shard and GPU
   std::string write_back;          // --write PATH: the loaded tensors, written again
   bool progress = false;

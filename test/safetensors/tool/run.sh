@@ -42,7 +42,7 @@ ok "single --verify" "$load" --verify --list "$ck" &&
       grep -q "^  t.F6_E2M3  F6_E2M3  \[8\]  GPU 0  6 bytes$" "$dir/out" || bad "single: --list F6 line"
       grep -q "^  empty  F32  \[0, 5\]  GPU 0  0 bytes$" "$dir/out" || bad "single: --list empty line"
       grep -q "^  scalar  F64  \[\]  GPU 0  8 bytes$" "$dir/out" || bad "single: --list scalar line"; }
-ok "single --json" "$load" --json --reps 2 --verify "$ck" &&
+ok "single --json" "$load" --json --reps 2 --pause 0 --verify "$ck" &&
     json_has tool='"hipfile-load"' tensors=26 reads=1 allocations=1 reps=2 cache='"hot"' verify='"passed"' status='"ok"' devices='[0]'
 # Neighbours share a read; tensors a few hundred bytes apart too (the gap is read, not skipped).
 ok "--only" "$load" --json --only model.layers.1,one "$ck" && json_has tensors=2 reads=1 allocations=1 bytes=463

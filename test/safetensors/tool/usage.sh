@@ -50,6 +50,8 @@ expect 2 1 "--reps: '0' is not a number >= 1" "$load" --reps 0 "$ck"
 expect 2 1 "--reps: '2.5' is not a number >= 1" "$load" -n 2.5 "$ck"
 expect 2 1 "--parallel: '0' is not a number from 1 to 64" "$load" --parallel 0 "$ck"
 expect 2 1 "--parallel: '65' is not a number from 1 to 64" "$load" --parallel 65 "$ck"
+expect 2 1 "--pause: '60001' is not a number from 0 to 60000" "$load" --pause 60001 "$ck"
+expect 2 1 "--pause: '-5' is not a number from 0 to 60000" "$load" --pause -5 "$ck"
 expect 2 1 "--only: 'a,,b' has an empty name" "$load" --only a,,b "$ck"
 expect 2 1 "--write needs a PATH" "$load" --write "" "$ck"
 # Decided after the headers are read, still before any GPU is touched.
