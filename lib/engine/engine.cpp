@@ -19,6 +19,7 @@
 #include "engine/log.hpp"
 #include "engine/mapped.hpp"
 #include "gpu/hip.hpp"
+#include "sys/page_cache.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::engine {
@@ -275,8 +276,7 @@ IoResult Engine::execute(const Request& req) {
   // workers 46.5 staged vs 22.2 with one of them mapping.
   if (!inline_run && req.dir == Direction::Read && req.device >= 0 && config_.mapped_reads &&
       config_.map_workers > 0 && workers_.size() <= config_.map_max_threads &&
-      req.size >= config_.map_threshold && !req.file->use_direct &&
-      !req.file->mapped_failed.load(std::memory_order_relaxed) &&
+      req.size >= config_.map_threshold && !req.file->mapped_failed.load(std::memory_order_relaxed) &&
       mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
     job->mapping = &mapping;
   job->chunk = chunk;
@@ -387,8 +387,10 @@ namespace {
 ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, off_t b, off_t& skew) {
   skew = 0;
   const off_t len = b - a;
-  // A range within one block of the largest offset cannot be widened: it is read buffered.
-  if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && b <= kMaxOffset - f.dio_align) {
+  // A range within one block of the largest offset cannot be widened: it is read buffered. So
+  // is a range the page cache holds: O_DIRECT would read it from the disk again.
+  if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && b <= kMaxOffset - f.dio_align &&
+      !sys::range_cached(f.buffered_fd, a, static_cast<std::size_t>(len))) {
     const off_t al = f.dio_align;
     const off_t aa = align_down(a, al), bb = align_up(b, al);
     if (static_cast<std::size_t>(bb - aa) <= capacity) {
@@ -432,7 +434,7 @@ void Engine::run_host(Job& job) {
       ssize_t n = -EINVAL;
       const bool aligned = a % f.dio_align == 0 && (b - a) % f.dio_align == 0 &&
                            reinterpret_cast<std::uintptr_t>(mem) % f.mem_align == 0;
-      if (f.use_direct && f.direct_ok && aligned)
+      if (f.use_direct && f.direct_ok && aligned && !sys::range_cached(f.buffered_fd, a, static_cast<std::size_t>(b - a)))
         n = sys::pread_full(f.direct_fd, mem, static_cast<std::size_t>(b - a), a);
       if (n == -EINVAL) n = sys::pread_full(f.buffered_fd, mem, static_cast<std::size_t>(b - a), a);
       if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The system-call edge: EINTR, short counts and errors from pread/pwrite, and which of the
-// library's descriptors (buffered or O_DIRECT) serves which range.
+// The system-call edge: EINTR, short counts and errors from pread/pwrite (which descriptor
+// serves which range: page_cache_test.cpp).
 #include <fcntl.h>
 
 #include "../c_api/helpers.hpp"
@@ -75,31 +75,4 @@ TEST_CASE("A pwrite that makes no progress is an error, not a hang", "[syscall]"
   errno = 0;
   CHECK(hipFileWrite(r.handle, host.data(), host.size(), 0, 0) == -1);
   CHECK(errno == EIO);
-}
-
-namespace {
-bool has_odirect(int fd) { return (::fcntl(fd, F_GETFL) & O_DIRECT) != 0; }
-}  // namespace
-
-TEST_CASE("O_DIRECT serves the aligned middle only when the client asked for it", "[syscall]") {
-  ClosedDriver guard;
-  const std::size_t n = 12u << 20;
-  TempFile f(n, 65);
-  int probe = ::open(f.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  if (probe < 0) {
-    WARN("no O_DIRECT on the test directory's file system");
-    return;
-  }
-  ::close(probe);
-  const bool client_direct = GENERATE(false, true);
-  CAPTURE(client_direct);
-  Registered r(f.path(), O_RDWR | (client_direct ? O_DIRECT : 0));
-  DeviceMem mem(n);
-  ScopedSyscalls sc;
-  REQUIRE(hipFileRead(r.handle, mem.get(), n - 1000, 1000, 0) == static_cast<ssize_t>(n - 1000));
-  CHECK(to_host(mem.get(), n - 1000) == pattern(n - 1000, 65, 1000));
-  bool direct_used = false, buffered_used = false;
-  for (int fd : sc.script().fds_used) (has_odirect(fd) ? direct_used : buffered_used) = true;
-  CHECK(direct_used == client_direct);
-  CHECK(sc.script().fds_used.count(r.fd) == 0);  // never the client's own fd
 }

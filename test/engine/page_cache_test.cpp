@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// Page-cache-aware O_DIRECT: what the page cache holds is read from it even through an O_DIRECT
+// client descriptor (O_DIRECT would read it from the disk again); what it does not hold takes
+// the O_DIRECT descriptor for the aligned middle when the client asked for O_DIRECT.
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include "../c_api/helpers.hpp"
+#include "seam.hpp"
+#include "sys/page_cache.hpp"
+
+using namespace hipfile::test;
+
+namespace {
+
+constexpr std::size_t kMiB = 1u << 20;
+
+bool has_odirect(int fd) { return (::fcntl(fd, F_GETFL) & O_DIRECT) != 0; }
+
+bool odirect_supported(const TempFile& f) {
+  int probe = ::open(f.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (probe < 0) return false;
+  ::close(probe);
+  return true;
+}
+
+// The test's own answer, independent of the library's: mincore over a fresh mapping.
+bool resident(const std::string& path, off_t offset, std::size_t length) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const off_t first = offset - offset % page;
+  const std::size_t span = static_cast<std::size_t>(offset - first) + length;
+  void* p = ::mmap(nullptr, span, PROT_READ, MAP_SHARED, fd, first);
+  ::close(fd);
+  REQUIRE(p != MAP_FAILED);
+  std::vector<unsigned char> vec((span + page - 1) / page);
+  REQUIRE(::mincore(p, span, vec.data()) == 0);
+  ::munmap(p, span);
+  for (unsigned char v : vec)
+    if ((v & 1) == 0) return false;
+  return true;
+}
+
+// Drops [offset, offset + length) from the page cache; false where the file system keeps it.
+bool evict(const std::string& path, off_t offset, std::size_t length) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::fdatasync(fd) == 0);
+  (void)::posix_fadvise(fd, offset, static_cast<off_t>(length), POSIX_FADV_DONTNEED);
+  ::close(fd);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  for (std::size_t at = 0; at < length; at += static_cast<std::size_t>(page))
+    if (resident(path, offset + static_cast<off_t>(at), 1)) return false;
+  return true;
+}
+
+struct FdsUsed {
+  bool direct = false, buffered = false;
+};
+FdsUsed fds_used(SyscallScript& s) {
+  FdsUsed u;
+  for (int fd : s.fds_used) (has_odirect(fd) ? u.direct : u.buffered) = true;
+  return u;
+}
+
+}  // namespace
+
+TEST_CASE("range_cached agrees with mincore, without reading the file", "[page_cache]") {
+  const std::size_t n = 8 * kMiB + 123;
+  TempFile f(n, 70);  // just written: cached
+  const bool mincore_only = GENERATE(false, true);  // true: as on kernels without cachestat(2)
+  CAPTURE(mincore_only);
+  hipfile::sys::ask_mincore_only(mincore_only);
+  const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  CHECK(hipfile::sys::range_cached(fd, 0, n) == resident(f.path(), 0, n));
+  CHECK(hipfile::sys::range_cached(fd, 4097, 5000) == resident(f.path(), 4097, 5000));
+  CHECK_FALSE(hipfile::sys::range_cached(fd, 0, 0));           // an empty range
+  CHECK_FALSE(hipfile::sys::range_cached(fd, -4096, 4096));    // a negative offset
+  CHECK_FALSE(hipfile::sys::range_cached(fd, n + 8192, 4096));  // past the end: no page there
+  CHECK_FALSE(hipfile::sys::range_cached(-1, 0, 4096));        // no descriptor
+  // Large folios are dropped whole only: evict a range aligned to 4 MiB.
+  if (!evict(f.path(), static_cast<off_t>(4 * kMiB), n - 4 * kMiB)) {
+    WARN("the test directory's file system keeps evicted pages: the not-cached half is not checked");
+  } else {
+    CHECK_FALSE(hipfile::sys::range_cached(fd, 0, n));
+    CHECK_FALSE(hipfile::sys::range_cached(fd, static_cast<off_t>(5 * kMiB) + 10, 100));
+    CHECK(hipfile::sys::range_cached(fd, 0, 4 * kMiB) == resident(f.path(), 0, 4 * kMiB));
+    // Asking did not bring the pages back (no read, no readahead).
+    CHECK_FALSE(resident(f.path(), static_cast<off_t>(4 * kMiB), n - 4 * kMiB));
+  }
+  ::close(fd);
+  hipfile::sys::ask_mincore_only(false);
+}
+
+TEST_CASE("An O_DIRECT client's read of cached data is served from the page cache", "[page_cache]") {
+  ClosedDriver guard;
+  const std::size_t n = 12 * kMiB;
+  TempFile f(n, 71);
+  if (!odirect_supported(f)) {
+    WARN("no O_DIRECT on the test directory's file system");
+    return;
+  }
+  const bool device = GENERATE(true, false);
+  CAPTURE(device);
+  Registered r(f.path(), O_RDONLY | O_DIRECT);
+  REQUIRE(resident(f.path(), 0, n));  // just written
+  DeviceMem dmem(n);
+  std::vector<std::byte> hmem(n);
+  void* mem = device ? dmem.get() : static_cast<void*>(hmem.data());
+  ScopedSyscalls sc;
+  REQUIRE(hipFileRead(r.handle, mem, n - 1000, 1000, 0) == static_cast<ssize_t>(n - 1000));
+  hmem.resize(n - 1000);
+  CHECK((device ? to_host(mem, n - 1000) : hmem) == pattern(n - 1000, 71, 1000));
+  const FdsUsed used = fds_used(sc.script());
+  CHECK(used.buffered);
+  CHECK_FALSE(used.direct);
+  CHECK(sc.script().fds_used.count(r.fd) == 0);  // never the client's own fd
+}
+
+TEST_CASE("Ranges not in the page cache take O_DIRECT only when the client asked for it", "[page_cache]") {
+  ClosedDriver guard;
+  const std::size_t n = 12 * kMiB;
+  TempFile f(n, 65);
+  if (!odirect_supported(f)) {
+    WARN("no O_DIRECT on the test directory's file system");
+    return;
+  }
+  const bool client_direct = GENERATE(false, true);
+  CAPTURE(client_direct);
+  Registered r(f.path(), O_RDWR | (client_direct ? O_DIRECT : 0));
+  if (!evict(f.path(), 0, n)) {
+    WARN("the test directory's file system keeps evicted pages");
+    return;
+  }
+  DeviceMem mem(n);
+  ScopedSyscalls sc;
+  REQUIRE(hipFileRead(r.handle, mem.get(), n - 1000, 1000, 0) == static_cast<ssize_t>(n - 1000));
+  CHECK(to_host(mem.get(), n - 1000) == pattern(n - 1000, 65, 1000));
+  const FdsUsed used = fds_used(sc.script());
+  CHECK(used.direct == client_direct);
+  CHECK(used.buffered != client_direct);  // an O_DIRECT client's head and tail are widened to blocks
+  CHECK(sc.script().fds_used.count(r.fd) == 0);
+}
+
+TEST_CASE("Half cached, half not: each half from where it is, the data whole", "[page_cache]") {
+  ClosedDriver guard;
+  const std::size_t n = 16 * kMiB;
+  TempFile f(n, 72);
+  if (!odirect_supported(f)) {
+    WARN("no O_DIRECT on the test directory's file system");
+    return;
+  }
+  Registered r(f.path(), O_RDONLY | O_DIRECT);
+  if (!evict(f.path(), static_cast<off_t>(n / 2), n / 2)) {
+    WARN("the test directory's file system keeps evicted pages");
+    return;
+  }
+  REQUIRE(resident(f.path(), 0, n / 2));
+  DeviceMem mem(n);
+  ScopedSyscalls sc;
+  REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 72));
+  const FdsUsed used = fds_used(sc.script());
+  CHECK(used.direct);
+  CHECK(used.buffered);
+}
