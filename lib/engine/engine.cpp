@@ -220,21 +220,25 @@ void Engine::worker_main(Worker& w) {
       if (!lane) job->fail(st);
     }
     if (!job->failed) run(*job, lane);
-    active_.fetch_sub(1, std::memory_order_relaxed);  // before the caller can return
     job->participant_done();
   }
 }
 
-// A request is spread over the workers that are idle now: an idle engine cuts a mid-sized
-// request finely so that every worker takes part; a busy one (many callers, futures, batch)
-// keeps whole chunks, since finer pieces there only add copies and queue entries for workers
-// that are taken anyway (bench/RESULTS.md, hipfile++ futures).
-off_t Engine::parallel_chunk(std::size_t size) const noexcept {
+// A request's fair share of the workers: all of them on an idle engine, workers / (requests in
+// flight + 1) on a busy one (many callers, futures, batch). The share is cut into chunks so that
+// each participant has `depth` of them, and the read of one overlaps the copy of the last;
+// finer pieces only add copies and queue entries for workers that are taken anyway. Measured
+// against spreading every request over every worker in bench/RESULTS.md ("How a request is
+// split"): twice the rate of many mid-sized requests in flight, the other figures kept.
+std::ptrdiff_t Engine::fair_share() const noexcept {
   const auto workers = static_cast<std::ptrdiff_t>(workers_.size());
-  const std::ptrdiff_t idle = workers - active_.load(std::memory_order_relaxed);
-  if (idle <= 0) return static_cast<off_t>(chunk_);
-  const std::size_t per_worker = (size + static_cast<std::size_t>(idle) - 1) / static_cast<std::size_t>(idle);
-  return static_cast<off_t>(std::clamp<std::size_t>((per_worker + 65535) & ~std::size_t{65535},
+  return std::max<std::ptrdiff_t>(1, workers / (jobs_.load(std::memory_order_relaxed) + 1));
+}
+
+off_t Engine::parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept {
+  const auto n = static_cast<std::size_t>(share);
+  const std::size_t per_participant = (size + n - 1) / n / std::max(1u, config_.staging_depth);
+  return static_cast<off_t>(std::clamp<std::size_t>((per_participant + 65535) & ~std::size_t{65535},
                                                     std::min(kMinParallelChunk, chunk_), chunk_));
 }
 
@@ -265,9 +269,11 @@ IoResult Engine::execute(const Request& req) {
 
   const bool inline_run = req.size <= config_.inline_threshold;
   off_t chunk = static_cast<off_t>(chunk_);
+  std::ptrdiff_t share = 1;
   if (!inline_run) {
     std::call_once(started_, [this] { start_workers(); });
-    chunk = parallel_chunk(req.size);
+    share = fair_share();
+    chunk = parallel_chunk(req.size, share);
   }
   FileMapping mapping;  // outlives every participant: execute() waits for them below
   // The mapped path wins where the engine has few workers, whose CPU copies bound the staged
@@ -317,9 +323,9 @@ IoResult Engine::execute(const Request& req) {
         return result;
       }
     }
-    int n = static_cast<int>(std::min<off_t>(nchunks, static_cast<off_t>(workers_.size())));
+    int n = static_cast<int>(std::min<off_t>(nchunks, static_cast<off_t>(share)));
     job->participants = n;
-    active_.fetch_add(n, std::memory_order_relaxed);
+    jobs_.fetch_add(1, std::memory_order_relaxed);
     // All or nothing: the entries are made first (this may throw, and then no worker has the job),
     // and handed over in one step that cannot fail. Once a worker has it, this call waits for it:
     // the mapping and the file lease must outlive every participant.
@@ -331,6 +337,7 @@ IoResult Engine::execute(const Request& req) {
     if (n == 1) wake_.notify_one(); else wake_.notify_all();
     std::unique_lock lock(job->mu);
     job->done_cv.wait(lock, [&] { return job->finished == job->participants; });
+    jobs_.fetch_sub(1, std::memory_order_relaxed);
   }
   // A copy the runtime could not confirm as finished may still read the mapped pages.
   if (job->device_in_doubt) mapping.abandon();

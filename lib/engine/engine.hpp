@@ -56,7 +56,8 @@ class Engine {
   struct Worker;
 
   void start_workers();
-  off_t parallel_chunk(std::size_t size) const noexcept;
+  std::ptrdiff_t fair_share() const noexcept;
+  off_t parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept;
   void worker_main(Worker& w);
   Lane* worker_lane(Worker& w, int device, Status& st);
   void run(Job& job, Lane* lane) noexcept;
@@ -81,7 +82,7 @@ class Engine {
   bool stopping_ = false;
   std::once_flag started_;
   std::atomic<int> map_active_{0};  // workers on the mapped path now
-  std::atomic<std::ptrdiff_t> active_{0};  // participants queued or running, all jobs
+  std::atomic<std::ptrdiff_t> jobs_{0};  // requests on the workers now (queued or running)
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 
