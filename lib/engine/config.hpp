@@ -22,6 +22,7 @@ struct Config {
   bool allow_system_memory = true;         // host and managed memory as I/O targets
   bool parallel_io = true;                 // false: every request runs inline on the caller's thread
   bool mapped_reads = true;                // page-cache-resident reads: GPU copies straight from the page cache
+  bool direct_reads_from_cache = true;     // an O_DIRECT client's cached chunks are read from the page cache
   std::size_t map_threshold = 32u << 20;   // smallest read that may take the mapped path
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)

@@ -282,7 +282,8 @@ IoResult Engine::execute(const Request& req) {
   // workers 46.5 staged vs 22.2 with one of them mapping.
   if (!inline_run && req.dir == Direction::Read && req.device >= 0 && config_.mapped_reads &&
       config_.map_workers > 0 && workers_.size() <= config_.map_max_threads &&
-      req.size >= config_.map_threshold && !req.file->mapped_failed.load(std::memory_order_relaxed) &&
+      req.size >= config_.map_threshold && (!req.file->use_direct || config_.direct_reads_from_cache) &&
+      !req.file->mapped_failed.load(std::memory_order_relaxed) &&
       mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
     job->mapping = &mapping;
   job->chunk = chunk;
@@ -391,13 +392,22 @@ namespace {
 // Reads file range [a, b) into `stage`. With O_DIRECT the range is widened to whole blocks, so
 // the wanted bytes start at `skew` inside the slot. Returns the bytes of [a, b) now in the slot
 // (fewer only at end of file) or -errno.
-ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, off_t b, off_t& skew) {
+// Whether an O_DIRECT client's read of [a, b) goes to the disk: not when the page cache holds it
+// all (with `from_cache`), since O_DIRECT would read it from the disk again. The bytes are the
+// same: the page cache is the file's contents as every reader sees them, dirty pages included
+// (an O_DIRECT read first writes those back and then reads what they held), and O_DIRECT writes
+// invalidate the cached pages they cover. Pages evicted after the check are read buffered.
+bool read_direct(const File& f, off_t a, off_t b, bool from_cache) noexcept {
+  if (!f.use_direct || !f.direct_ok.load(std::memory_order_relaxed)) return false;
+  return !from_cache || !sys::range_cached(f.buffered_fd, a, static_cast<std::size_t>(b - a));
+}
+
+ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, off_t b, off_t& skew,
+                      bool from_cache) {
   skew = 0;
   const off_t len = b - a;
-  // A range within one block of the largest offset cannot be widened: it is read buffered. So
-  // is a range the page cache holds: O_DIRECT would read it from the disk again.
-  if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && b <= kMaxOffset - f.dio_align &&
-      !sys::range_cached(f.buffered_fd, a, static_cast<std::size_t>(len))) {
+  // A range within one block of the largest offset cannot be widened: it is read buffered.
+  if (b <= kMaxOffset - f.dio_align && read_direct(f, a, b, from_cache)) {
     const off_t al = f.dio_align;
     const off_t aa = align_down(a, al), bb = align_up(b, al);
     if (static_cast<std::size_t>(bb - aa) <= capacity) {
@@ -441,7 +451,7 @@ void Engine::run_host(Job& job) {
       ssize_t n = -EINVAL;
       const bool aligned = a % f.dio_align == 0 && (b - a) % f.dio_align == 0 &&
                            reinterpret_cast<std::uintptr_t>(mem) % f.mem_align == 0;
-      if (f.use_direct && f.direct_ok && aligned && !sys::range_cached(f.buffered_fd, a, static_cast<std::size_t>(b - a)))
+      if (aligned && read_direct(f, a, b, config_.direct_reads_from_cache))
         n = sys::pread_full(f.direct_fd, mem, static_cast<std::size_t>(b - a), a);
       if (n == -EINVAL) n = sys::pread_full(f.buffered_fd, mem, static_cast<std::size_t>(b - a), a);
       if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
@@ -467,7 +477,7 @@ bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, 
     return false;
   }
   off_t skew = 0;
-  ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew);
+  ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew, config_.direct_reads_from_cache);
   if (n < 0) {
     job.fail(Status::of_errno(static_cast<int>(-n)), a);
     return false;

@@ -166,3 +166,57 @@ TEST_CASE("Half cached, half not: each half from where it is, the data whole", "
   CHECK(used.direct);
   CHECK(used.buffered);
 }
+
+TEST_CASE("HIPFILE_DIRECT_READS_FROM_CACHE=false reads an O_DIRECT client's cached data from the disk", "[page_cache]") {
+  ClosedDriver guard;
+  const std::size_t n = 12 * kMiB;
+  TempFile f(n, 73);
+  if (!odirect_supported(f)) {
+    WARN("no O_DIRECT on the test directory's file system");
+    return;
+  }
+  ::setenv("HIPFILE_DIRECT_READS_FROM_CACHE", "false", 1);
+  {
+    Registered r(f.path(), O_RDONLY | O_DIRECT);
+    REQUIRE(resident(f.path(), 0, n));
+    DeviceMem mem(n);
+    ScopedSyscalls sc;
+    REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+    CHECK(to_host(mem.get(), n) == pattern(n, 73));
+    const FdsUsed used = fds_used(sc.script());
+    CHECK(used.direct);
+    CHECK_FALSE(used.buffered);
+  }
+  ClosedDriver::close_all();
+  ::unsetenv("HIPFILE_DIRECT_READS_FROM_CACHE");
+}
+
+TEST_CASE("A page dirtied through another descriptor just before an O_DIRECT read is read as written", "[page_cache]") {
+  ClosedDriver guard;
+  const std::size_t n = 12 * kMiB;
+  TempFile f(n, 74);
+  if (!odirect_supported(f)) {
+    WARN("no O_DIRECT on the test directory's file system");
+    return;
+  }
+  const bool from_cache = GENERATE(true, false);
+  CAPTURE(from_cache);
+  if (!from_cache) ::setenv("HIPFILE_DIRECT_READS_FROM_CACHE", "false", 1);
+  {
+    Registered r(f.path(), O_RDONLY | O_DIRECT);
+    REQUIRE(evict(f.path(), 0, n));  // clean and cold: only the dirtied pages are cached
+    // Another writer changes bytes in the middle of a chunk; they are dirty in the cache only.
+    auto want = pattern(n, 74);
+    const auto fresh = pattern(10000, 75);
+    const int other = ::open(f.c_str(), O_WRONLY | O_CLOEXEC);
+    REQUIRE(other >= 0);
+    REQUIRE(::pwrite(other, fresh.data(), fresh.size(), 5 * kMiB + 123) == static_cast<ssize_t>(fresh.size()));
+    ::close(other);
+    std::copy(fresh.begin(), fresh.end(), want.begin() + 5 * kMiB + 123);
+    DeviceMem mem(n);
+    REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+    CHECK(to_host(mem.get(), n) == want);
+  }
+  ClosedDriver::close_all();
+  ::unsetenv("HIPFILE_DIRECT_READS_FROM_CACHE");
+}
