@@ -58,6 +58,7 @@ __all__ = [
     "library_version",
     "MissingTensorError",
     "load_safetensors",
+    "platform",
     "register",
     "save_safetensors",
     "set_stats_level",

@@ -42,7 +42,14 @@ class Tensor:
     to the host with to_host().
     """
 
-    __slots__ = ("_buffer", "_offset", "dtype", "shape", "nbytes")
+    # A dict: its values are the attributes' docstrings (help(hipfile.Tensor)).
+    __slots__ = {
+        "_buffer": "The DeviceBuffer that holds the memory (shared with the other tensors of its file).",
+        "_offset": "Byte offset of the tensor in _buffer.",
+        "dtype": 'The safetensors dtype name, such as "BF16".',
+        "shape": "The shape, a tuple of ints.",
+        "nbytes": "The size in bytes.",
+    }
 
     def __init__(self, buffer, offset, dtype, shape, nbytes=None):
         if dtype not in DTYPES:

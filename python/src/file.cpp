@@ -162,9 +162,9 @@ either way. Use as a context manager, or call close().)")
            "The file descriptor (owned by this File: do not close it).")
       .def("close", &PyFile::close, "Deregisters the handle (waiting for I/O in flight) and closes the file; "
                                     "closing twice does nothing.")
-      .def_property_readonly("closed", &PyFile::closed)
-      .def_property_readonly("path", &PyFile::path)
-      .def_property_readonly("mode", &PyFile::mode)
+      .def_property_readonly("closed", &PyFile::closed, "True after close().")
+      .def_property_readonly("path", &PyFile::path, "The path the file was opened with.")
+      .def_property_readonly("mode", &PyFile::mode, "The mode the file was opened with (\"r\", \"w+\", ...).")
       .def_property_readonly("direct", [](const PyFile& f) { return f.file().direct(); },
                              "Whether the descriptor was opened with O_DIRECT.")
       .def("__enter__", [](py::object self) { (void)self.cast<PyFile&>().file(); return self; })

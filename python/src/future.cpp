@@ -97,7 +97,7 @@ it if it is running and cancels it if it has not started.)")
       .def("get", &PyFuture::get, "Waits for the operation (GIL released); returns the count or raises hipfile.Error.")
       .def("done", &PyFuture::done, "True once the operation has finished; never blocks.")
       .def_property_readonly("size", &PyFuture::size, "The requested byte count.")
-      .def_property_readonly("file_offset", &PyFuture::offset)
+      .def_property_readonly("file_offset", &PyFuture::offset, "The file offset the operation starts at.")
       .def("__repr__", [](const PyFuture& f) { return "<hipfile.Future " + f.context() + ">"; });
 }
 

@@ -58,8 +58,8 @@ class PyRegistration {
 void bind_registration(py::module_& m) {
   py::class_<PyRegistration>(m, "Registration", R"(A registered buffer (hipFileBufRegister); see hipfile.register.)")
       .def("deregister", &PyRegistration::deregister, "Deregisters now, waiting for I/O in flight on the buffer.")
-      .def_property_readonly("active", &PyRegistration::active)
-      .def_property_readonly("nbytes", &PyRegistration::nbytes)
+      .def_property_readonly("active", &PyRegistration::active, "True until the buffer is deregistered.")
+      .def_property_readonly("nbytes", &PyRegistration::nbytes, "The size of the registered range in bytes.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyRegistration& r, py::args) { r.deregister(); return false; })
       .def("__repr__", [](const PyRegistration& r) {
