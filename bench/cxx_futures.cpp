@@ -19,25 +19,11 @@
 #include <vector>
 
 #include "check_hip.hpp"
+#include "need.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-template <class T>
-T need(hipfile::Result<T> r, const char* what) {
-  if (!r) {
-    std::fprintf(stderr, "%s: %s\n", what, r.error().message().c_str());
-    std::exit(1);
-  }
-  return std::move(*r);
-}
-void need(hipfile::Result<void> r, const char* what) {
-  if (!r) {
-    std::fprintf(stderr, "%s: %s\n", what, r.error().message().c_str());
-    std::exit(1);
-  }
-}
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 

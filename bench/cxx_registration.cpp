@@ -16,18 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "need.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-template <class T>
-T need(hipfile::Result<T> r, const char* what) {
-  if (!r) {
-    std::fprintf(stderr, "%s: %s\n", what, r.error().message().c_str());
-    std::exit(1);
-  }
-  return std::move(*r);
-}
 
 constexpr std::size_t kFileBytes = std::size_t{256} << 20;  // cached whole; every request size fits
 constexpr std::size_t kBytesPerPass = std::size_t{256} << 20;
