@@ -580,6 +580,16 @@ void Engine::run_mapped_read(Job& job, Lane& lane) {
     s.busy = true;
   }
   if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e), unconfirmed);
+  clip_to_size_after_copies(job);
+}
+
+// A truncation that raced the copies may have zeroed the tail of the page at the new end before
+// a copy read it (the size check above came first), so what lies past the size seen now that the
+// copies have finished is not reported. A truncation after this check came after the copies.
+void Engine::clip_to_size_after_copies(Job& job) noexcept {
+  struct stat st {};
+  if (::fstat(job.req.file->buffered_fd, &st) == 0 && st.st_size < job.end)
+    job.short_at(std::max(job.req.offset, static_cast<off_t>(st.st_size)));
 }
 
 void Engine::run_write(Job& job, Lane& lane) {

@@ -65,6 +65,7 @@ class Engine {
   void run_host(Job& job);
   void run_read(Job& job, Lane& lane);
   void run_mapped_read(Job& job, Lane& lane);
+  static void clip_to_size_after_copies(Job& job) noexcept;
   /// track=false: no event for this copy (the caller drains the lane before the slot is reused).
   bool stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, off_t unconfirmed,
                    bool track = true);
