@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/buffer_table.hpp"
 
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -14,13 +15,14 @@ const std::byte* end_of(const Buffer& b) noexcept { return b.base + (b.length ? 
 }  // namespace
 
 Status BufferTable::add(const std::byte* base, std::size_t length, int device, gpu::MemKind kind,
-                        int flags) {
+                        int flags, std::uint64_t alloc_id) {
   auto buf = std::make_shared<Buffer>();
   buf->base = base;
   buf->length = length;
   buf->device = device;
   buf->kind = kind;
   buf->flags = flags;
+  buf->alloc_id = alloc_id;
   const std::byte* end = end_of(*buf);
 
   std::unique_lock lock(mu_);
@@ -32,6 +34,33 @@ Status BufferTable::add(const std::byte* base, std::size_t length, int device, g
   }
   by_base_.emplace(base, std::move(buf));
   return Status::success();
+}
+
+std::size_t BufferTable::drop_stale(const std::byte* base, std::size_t length,
+                                   const std::function<bool(const Buffer&)>& stale) {
+  const auto lo = reinterpret_cast<std::uintptr_t>(base);
+  const std::uintptr_t hi = length > UINTPTR_MAX - lo ? UINTPTR_MAX : lo + (length ? length : 1);
+  std::vector<std::shared_ptr<Buffer>> overlapping;
+  {
+    std::shared_lock lock(mu_);
+    auto it = by_base_.upper_bound(base);
+    if (it != by_base_.begin() && end_of(*std::prev(it)->second) > base) --it;
+    for (; it != by_base_.end() && reinterpret_cast<std::uintptr_t>(it->first) < hi; ++it)
+      overlapping.push_back(it->second);
+  }
+  std::size_t dropped = 0;
+  for (auto& buf : overlapping) {
+    if (!stale(*buf)) continue;  // asked outside the lock: it calls the HIP runtime
+    {
+      std::unique_lock lock(mu_);
+      auto it = by_base_.find(buf->base);
+      if (it == by_base_.end() || it->second != buf) continue;  // removed meanwhile
+      by_base_.erase(it);
+    }
+    buf->inflight.wait_idle();
+    ++dropped;
+  }
+  return dropped;
 }
 
 Lease<Buffer> BufferTable::find_containing(const void* p) const {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <shared_mutex>
@@ -20,6 +22,7 @@ struct Buffer {
   int device = -1;
   gpu::MemKind kind = gpu::MemKind::Device;
   int flags = 0;
+  std::uint64_t alloc_id = 0;  // the runtime's allocation id at registration; 0 = unknown
   InFlight inflight;
 };
 
@@ -27,7 +30,12 @@ class BufferTable {
  public:
   /// Adds a checked registration. hipFileMemoryAlreadyRegistered for the same base or any
   /// overlap with an existing registration.
-  Status add(const std::byte* base, std::size_t length, int device, gpu::MemKind kind, int flags);
+  Status add(const std::byte* base, std::size_t length, int device, gpu::MemKind kind, int flags,
+             std::uint64_t alloc_id = 0);
+  /// Removes the registrations overlapping [base, base + length) for which `stale` is true,
+  /// waiting for I/O on them; returns how many. A registration must not outlive its memory.
+  std::size_t drop_stale(const std::byte* base, std::size_t length,
+                         const std::function<bool(const Buffer&)>& stale);
   /// The registration containing `p`, or an empty lease.
   Lease<Buffer> find_containing(const void* p) const;
   /// True when `base` is exactly a registered base.

@@ -62,6 +62,21 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept {
   return hipSuccess;
 }
 
+std::uint64_t allocation_id(const void* ptr) noexcept {
+#if defined(__HIP_PLATFORM_CPU__) || defined(__HIP_PLATFORM_AMD__)
+  unsigned long long id = 0;
+  if (ptr == nullptr ||
+      hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, const_cast<void*>(ptr)) != hipSuccess) {
+    (void)hipGetLastError();
+    return 0;
+  }
+  return id;
+#else
+  (void)ptr;
+  return 0;
+#endif
+}
+
 DeviceGuard::DeviceGuard(int device) noexcept {
   if (hipGetDevice(&previous_) != hipSuccess) previous_ = -1;
   if (device >= 0 && device != previous_) status_ = hipSetDevice(device);

@@ -26,6 +26,11 @@ struct PointerInfo {
 /// them. An unknown host pointer is Unregistered (ROCm 5 reports it as an error; we normalise).
 hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept;
 
+/// The runtime's id of the allocation containing `ptr` (HIP_POINTER_ATTRIBUTE_BUFFER_ID), which
+/// changes when the address is freed and allocated again; 0 where the runtime cannot say
+/// (memory it does not know; hip-cuda, which does not provide the attribute).
+std::uint64_t allocation_id(const void* ptr) noexcept;
+
 /// Makes `device` current for the scope and restores the caller's device afterwards, so that
 /// the library never leaves a thread on a different device than it found it.
 class DeviceGuard {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <thread>
 #include <atomic>
+#include <vector>
 
 #include "helpers.hpp"
 
@@ -146,4 +147,79 @@ TEST_CASE("Registering and deregistering while I/O runs on the same memory and f
   CHECK(bad == 0);
   CHECK(to_host(mem.bytes() + 4096, part) == pattern(part, 29, 4096));
   CHECK(hipFileBufDeregister(mem.get()).err == hipFileMemoryNotRegistered);
+}
+
+namespace {
+
+// hipMalloc's until an allocation of `size` lands at `want` (hip-cpu, like GPU runtimes, hands a
+// freed address out again); the others are freed. Null when none did.
+void* allocate_at(void* want, std::size_t size) {
+  std::vector<void*> others;
+  void* found = nullptr;
+  for (int i = 0; i < 16 && found == nullptr; ++i) {
+    void* q = nullptr;
+    REQUIRE(hipMalloc(&q, size) == hipSuccess);
+    if (q == want) found = q;
+    else others.push_back(q);
+  }
+  for (void* q : others) REQUIRE(hipFree(q) == hipSuccess);
+  if (found == nullptr) WARN("hip-cpu did not hand the freed address out again; nothing to check");
+  return found;
+}
+
+}  // namespace
+
+// Upstream's own async system tests hipFree a registered buffer without deregistering it and
+// hipMalloc the next test's buffer, which GPU runtimes (and hip-cpu) often place at the same
+// address. The freed memory's registration must not refuse the new allocation.
+TEST_CASE("A registration does not outlive its memory", "[buffer][stale]") {
+  ClosedDriver guard;
+  constexpr std::size_t kSize = 1 << 20;
+  void* p = nullptr;
+  REQUIRE(hipMalloc(&p, kSize) == hipSuccess);
+  REQUIRE(hipFileBufRegister(p, kSize, 0).err == hipFileSuccess);
+  CHECK(hipFileBufRegister(p, kSize, 0).err == hipFileMemoryAlreadyRegistered);  // same allocation
+  REQUIRE(hipFree(p) == hipSuccess);
+
+  SECTION("freed, not allocated again: the address registers anew, as host memory") {
+    // Before: hipFileMemoryAlreadyRegistered from the freed device registration. Now the runtime
+    // no longer knows the address, so it is system memory (allowed by default), one registration.
+    CHECK(hipFileBufRegister(p, kSize, 0).err == hipFileSuccess);
+    CHECK(hipFileBufDeregister(p).err == hipFileSuccess);
+    CHECK(hipFileBufDeregister(p).err == hipFileMemoryNotRegistered);  // the stale entry is gone
+  }
+  SECTION("allocated again at the same address: registers, and I/O uses the new registration") {
+    void* again = allocate_at(p, kSize);
+    if (again == nullptr) return;
+    REQUIRE(hipFileBufRegister(again, kSize, 0).err == hipFileSuccess);
+    CHECK(hipFileBufRegister(again, kSize, 0).err == hipFileMemoryAlreadyRegistered);
+    TempFile f(kSize, 41);
+    {
+      Registered file(f.path(), O_RDONLY);
+      CHECK(hipFileRead(file.handle, again, kSize, 0, 0) == static_cast<ssize_t>(kSize));
+    }
+    CHECK(to_host(again, kSize) == pattern(kSize, 41));
+    CHECK(hipFileBufDeregister(again).err == hipFileSuccess);
+    CHECK(hipFileBufDeregister(again).err == hipFileMemoryNotRegistered);
+    REQUIRE(hipFree(again) == hipSuccess);
+  }
+}
+
+TEST_CASE("A stale registration overlapping a new one is dropped, a live one still refuses", "[buffer][stale]") {
+  ClosedDriver guard;
+  constexpr std::size_t kSize = 64 << 10;
+  void* p = nullptr;
+  REQUIRE(hipMalloc(&p, kSize) == hipSuccess);
+  auto* bytes = static_cast<std::byte*>(p);
+  REQUIRE(hipFileBufRegister(bytes + 4096, 8192, 0).err == hipFileSuccess);
+  // Overlaps a live registration of the same allocation: refused, and that registration stays.
+  CHECK(hipFileBufRegister(p, 8192, 0).err == hipFileMemoryAlreadyRegistered);
+  REQUIRE(hipFree(p) == hipSuccess);
+  void* again = allocate_at(p, kSize);
+  if (again == nullptr) return;
+  // The whole new allocation overlaps the freed one's interior registration, at another base.
+  CHECK(hipFileBufRegister(again, kSize, 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(bytes + 4096).err == hipFileMemoryNotRegistered);  // dropped
+  CHECK(hipFileBufDeregister(again).err == hipFileSuccess);
+  REQUIRE(hipFree(again) == hipSuccess);
 }

@@ -51,7 +51,10 @@ enum class MemKind { Device, Managed, PinnedHost, RegisteredHost };
 
 // One allocation or registered range. Async work holds a shared_ptr to the allocations it
 // touches, so hipFree never unmaps memory under a copy that is still queued.
+unsigned long long next_allocation_id() noexcept;  // 1, 2, 3, ... (memory.cpp)
+
 struct Allocation {
+    static unsigned long long next_id() noexcept { return next_allocation_id(); }
     MemKind kind;
     int device;
     std::uintptr_t base;  // the address the application sees
@@ -59,9 +62,12 @@ struct Allocation {
     std::size_t mapped;   // bytes mapped (size rounded up to pages); 0 for registered ranges
     unsigned flags;
     unsigned char *rw;    // where the runtime reads and writes the bytes of `base`
+    // HIP_POINTER_ATTRIBUTE_BUFFER_ID: never reused, so an allocation that comes back at a freed
+    // one's address is told apart from it (GPU runtimes reuse addresses as soon as they are free).
+    unsigned long long id;
     Allocation(MemKind k, int dev, std::uintptr_t b, std::size_t s, std::size_t m, unsigned f,
                unsigned char *view)
-        : kind(k), device(dev), base(b), size(s), mapped(m), flags(f), rw(view) {}
+        : kind(k), device(dev), base(b), size(s), mapped(m), flags(f), rw(view), id(next_id()) {}
     ~Allocation();
     Allocation(const Allocation &) = delete;
     Allocation &operator=(const Allocation &) = delete;

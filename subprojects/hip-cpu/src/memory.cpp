@@ -113,6 +113,11 @@ unsigned char *map_anonymous(std::size_t bytes) {
 
 }  // namespace
 
+unsigned long long next_allocation_id() noexcept {
+    static std::atomic<unsigned long long> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 Allocation::~Allocation() {
     switch (kind) {
     case MemKind::Device:
@@ -366,6 +371,56 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
         }
     }
     *attributes = a;
+    return hipSuccess;
+}
+
+namespace {
+
+// The value of one attribute of a known allocation; false when hip-cpu does not answer it.
+bool pointer_attribute(const hipcpu::Allocation &al, const void *ptr, hipPointer_attribute attribute,
+                       void *data) {
+    const bool host_visible = al.kind != MemKind::Device;
+    switch (attribute) {
+    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *static_cast<unsigned *>(data) = al.kind == MemKind::Device    ? hipMemoryTypeDevice
+                                         : al.kind == MemKind::Managed ? hipMemoryTypeManaged
+                                                                       : hipMemoryTypeHost;
+        return true;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *static_cast<void **>(data) = const_cast<void *>(ptr);
+        return true;
+    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
+        *static_cast<void **>(data) = host_visible ? const_cast<void *>(ptr) : nullptr;
+        return true;
+    case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
+        *static_cast<unsigned long long *>(data) = al.id;
+        return true;
+    case HIP_POINTER_ATTRIBUTE_IS_MANAGED:
+        *static_cast<int *>(data) = al.kind == MemKind::Managed;
+        return true;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *static_cast<int *>(data) = al.device;
+        return true;
+    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *static_cast<void **>(data) = reinterpret_cast<void *>(al.base);
+        return true;
+    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE:
+        *static_cast<std::size_t *>(data) = al.size;
+        return true;
+    default:
+        return false;
+    }
+}
+
+}  // namespace
+
+hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr) {
+    HIPCPU_ENTER();
+    if (data == nullptr || ptr == nullptr) return ret(hipErrorInvalidValue);
+    AllocationRef al = hipcpu::find_allocation(ptr);
+    // HIP and CUDA refuse a pointer the runtime does not know (unlike hipPointerGetAttributes).
+    if (!al) return ret(hipErrorInvalidValue);
+    if (!pointer_attribute(*al, ptr, attribute, data)) return ret(hipErrorNotSupported);
     return hipSuccess;
 }
 

@@ -176,3 +176,79 @@ TEST_CASE("allocation is thread-safe", "[memory][threads]") {
     CHECK(failures == 0);
     CHECK(hipcpuLiveDeviceAllocations(0) == live);
 }
+
+TEST_CASE("hipPointerGetAttribute answers per allocation, BUFFER_ID never reused", "[memory][attribute]") {
+    void *d = nullptr, *h = nullptr, *m = nullptr;
+    HIP_OK(hipMalloc(&d, 1 << 20));
+    HIP_OK(hipHostMalloc(&h, 4096, hipHostMallocDefault));
+    HIP_OK(hipMallocManaged(&m, 4096, hipMemAttachGlobal));
+    unsigned long long id_d = 0, id_inner = 0, id_h = 0, id_m = 0;
+    HIP_OK(hipPointerGetAttribute(&id_d, HIP_POINTER_ATTRIBUTE_BUFFER_ID, d));
+    HIP_OK(hipPointerGetAttribute(&id_inner, HIP_POINTER_ATTRIBUTE_BUFFER_ID, static_cast<char *>(d) + 4097));
+    HIP_OK(hipPointerGetAttribute(&id_h, HIP_POINTER_ATTRIBUTE_BUFFER_ID, h));
+    HIP_OK(hipPointerGetAttribute(&id_m, HIP_POINTER_ATTRIBUTE_BUFFER_ID, m));
+    CHECK(id_d != 0);
+    CHECK(id_inner == id_d);  // one allocation, one id, whichever byte is asked about
+    CHECK(id_h != id_d);
+    CHECK(id_m != id_d);
+    CHECK(id_m != id_h);
+
+    unsigned type = 0;
+    HIP_OK(hipPointerGetAttribute(&type, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, d));
+    CHECK(type == hipMemoryTypeDevice);
+    HIP_OK(hipPointerGetAttribute(&type, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, h));
+    CHECK(type == hipMemoryTypeHost);
+    int managed = -1, ordinal = -1;
+    HIP_OK(hipPointerGetAttribute(&managed, HIP_POINTER_ATTRIBUTE_IS_MANAGED, m));
+    CHECK(managed == 1);
+    HIP_OK(hipPointerGetAttribute(&managed, HIP_POINTER_ATTRIBUTE_IS_MANAGED, d));
+    CHECK(managed == 0);
+    HIP_OK(hipPointerGetAttribute(&ordinal, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, d));
+    CHECK(ordinal == 0);
+    void *start = nullptr, *host = reinterpret_cast<void *>(0x1);
+    size_t size = 0;
+    HIP_OK(hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, static_cast<char *>(d) + 100));
+    CHECK(start == d);
+    HIP_OK(hipPointerGetAttribute(&size, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, static_cast<char *>(d) + 100));
+    CHECK(size == std::size_t(1) << 20);
+    HIP_OK(hipPointerGetAttribute(&host, HIP_POINTER_ATTRIBUTE_HOST_POINTER, d));
+    CHECK(host == nullptr);  // device memory has no host view
+
+    // Freed and allocated again: GPU runtimes (and hip-cpu) hand the address out again at once;
+    // the id tells the new allocation from the freed one.
+    HIP_OK(hipFree(d));
+    std::vector<void *> again;
+    unsigned long long id_again = 0;
+    for (int i = 0; i < 8; ++i) {
+        void *p = nullptr;
+        HIP_OK(hipMalloc(&p, 1 << 20));
+        again.push_back(p);
+        if (p == d) HIP_OK(hipPointerGetAttribute(&id_again, HIP_POINTER_ATTRIBUTE_BUFFER_ID, p));
+    }
+    for (void *p : again) {
+        unsigned long long id = 0;
+        HIP_OK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, p));
+        CHECK(id != id_d);
+        CHECK(id > id_m);  // increasing, so never one that was handed out before
+        HIP_OK(hipFree(p));
+    }
+    if (id_again != 0) CHECK(id_again != id_d);
+    HIP_OK(hipHostFree(h));
+    HIP_OK(hipFree(m));
+}
+
+TEST_CASE("hipPointerGetAttribute argument errors", "[memory][attribute]") {
+    void *d = nullptr;
+    HIP_OK(hipMalloc(&d, 4096));
+    unsigned long long id = 7;
+    CHECK(hipPointerGetAttribute(nullptr, HIP_POINTER_ATTRIBUTE_BUFFER_ID, d) == hipErrorInvalidValue);
+    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, nullptr) == hipErrorInvalidValue);
+    int stack = 0;
+    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, &stack) == hipErrorInvalidValue);
+    CHECK(id == 7);  // nothing written on failure
+    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_P2P_TOKENS, d) == hipErrorNotSupported);
+    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_CONTEXT, d) == hipErrorNotSupported);
+    HIP_OK(hipFree(d));
+    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, d) == hipErrorInvalidValue);
+    (void)hipGetLastError();
+}

@@ -112,6 +112,26 @@ typedef struct hipPointerAttribute_t {
     unsigned allocationFlags;
 } hipPointerAttribute_t;
 
+/* hipPointerGetAttribute: HIP's numbering. hip-cpu answers MEMORY_TYPE (unsigned), DEVICE_POINTER
+ * and HOST_POINTER (void *), BUFFER_ID (unsigned long long, never reused), IS_MANAGED and
+ * DEVICE_ORDINAL (int), RANGE_START_ADDR (void *) and RANGE_SIZE (size_t); the others are
+ * hipErrorNotSupported. */
+typedef enum hipPointer_attribute {
+    HIP_POINTER_ATTRIBUTE_CONTEXT = 1,
+    HIP_POINTER_ATTRIBUTE_MEMORY_TYPE,
+    HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
+    HIP_POINTER_ATTRIBUTE_HOST_POINTER,
+    HIP_POINTER_ATTRIBUTE_P2P_TOKENS,
+    HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+    HIP_POINTER_ATTRIBUTE_BUFFER_ID,
+    HIP_POINTER_ATTRIBUTE_IS_MANAGED,
+    HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+    HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE,
+    HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+    HIP_POINTER_ATTRIBUTE_RANGE_SIZE,
+    HIP_POINTER_ATTRIBUTE_MAPPED
+} hipPointer_attribute;
+
 /* hip-cpu's own device properties; field names are HIP's. */
 typedef struct hipDeviceProp_t {
     char name[256];
@@ -294,6 +314,7 @@ HIPCPU_API_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeByt
 /* ---- Queries ------------------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
 HIPCPU_API_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr);
+HIPCPU_API_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr);
 
 /* ---- Streams ------------------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipStreamCreate(hipStream_t *stream);
