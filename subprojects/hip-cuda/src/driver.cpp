@@ -108,10 +108,10 @@ int drv_mem_get_address_range(void *ptr, void **base, size_t *size) noexcept {
 }
 
 int drv_pointer_get_attribute(void *data, int attribute, void *ptr) noexcept {
-    static_assert(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR == HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR &&
-                  CU_POINTER_ATTRIBUTE_RANGE_SIZE == HIP_POINTER_ATTRIBUTE_RANGE_SIZE &&
-                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL == HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL &&
-                  CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE == HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE);
+    static_assert(int{CU_POINTER_ATTRIBUTE_RANGE_START_ADDR} == int{HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR} &&
+                  int{CU_POINTER_ATTRIBUTE_RANGE_SIZE} == int{HIP_POINTER_ATTRIBUTE_RANGE_SIZE} &&
+                  int{CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL} == int{HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL} &&
+                  int{CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE} == int{HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE});
     static_assert(sizeof(CUdeviceptr) == sizeof(void *));  // RANGE_START_ADDR's output
     const Driver &d = driver();
     if (!d.pointerGetAttribute.fn) return d.pointerGetAttribute.error;

@@ -240,7 +240,7 @@ void test_pointer_attributes() {
     size_t bytes = 0;
     CHECK_HIP(hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, static_cast<char *>(reg) + 5));
     CHECK_HIP(hipPointerGetAttribute(&bytes, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, reg));
-    CHECK(start == reg && bytes == n);
+    CHECK(start == reg && bytes >= n);
     CHECK_HIP(hipHostUnregister(reg));
     CHECK_HIP_IS(hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, &on_stack),
                  hipErrorInvalidValue);
