@@ -173,9 +173,11 @@ TEST_CASE("hipPointerGetAttribute gives every known allocation's range, host mem
     check_range(plain.data() + 4000, plain.data() + 100, 5000);
     HIP_OK(hipHostUnregister(plain.data() + 100));
 
-    // One past the end, unknown memory, a freed allocation: nothing to report.
+    // One past the end is not h's (another mapping may start right there, so it may be someone
+    // else's; the trailing-guard test below checks it against memory nobody owns). Unknown
+    // memory and a freed allocation: nothing to report.
     void *v = nullptr;
-    CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, h + 65536) == hipErrorInvalidValue);
+    if (hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, h + 65536) == hipSuccess) CHECK(v == h + 65536);
     CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, plain.data() + 200) == hipErrorInvalidValue);
     CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, nullptr) == hipErrorInvalidValue);
     CHECK(hipPointerGetAttribute(nullptr, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, h) == hipErrorInvalidValue);
