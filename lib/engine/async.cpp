@@ -39,7 +39,7 @@ Status check_region(const void* buffer_base, std::size_t size, hoff_t file_offse
     gpu::PointerInfo info;
     if (hipError_t e = gpu::query_pointer(base, info); e != hipSuccess) return Status::of_hip(e);
     if (info.alloc_base != nullptr) usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
-    if (info.kind == gpu::MemKind::Managed && info.alloc_base == nullptr) return Status::of(hipFileInvalidValue);
+    if (gpu::bound_unknown(info)) return Status::of(hipFileInvalidValue);  // as do_io (engine/io.cpp)
   }
   const auto off = static_cast<std::size_t>(buffer_offset);
   if (off > usable || size > usable - off || (off == usable && usable != 0 && size != 0))

@@ -43,9 +43,9 @@ Status resolve(const Driver& driver, const std::byte* base, const Config& config
     t.usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
   if (info.kind != gpu::MemKind::Device && !config.allow_system_memory)
     return Status::of(hipFileHipMemoryTypeInvalid);
-  // Managed memory whose allocation the runtime cannot bound (hipMemGetAddressRange failed) and
-  // that is not registered: any size could run past it, so none is accepted.
-  if (info.kind == gpu::MemKind::Managed && info.alloc_base == nullptr) return Status::of(hipFileInvalidValue);
+  // Managed or pinned host memory whose allocation the runtime cannot bound (its range query
+  // failed) and that is not registered: any size could run past it, so none is accepted.
+  if (gpu::bound_unknown(info)) return Status::of(hipFileInvalidValue);
   return Status::success();
 }
 

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "gpu/hip.hpp"
 
@@ -124,9 +126,28 @@ bool Lane::confirm_idle() noexcept {
   }
 }
 
+namespace {
+
+// Poisoned lanes are kept for the life of the process, since the device may still write their
+// memory. They are held here rather than dropped so that they stay reachable: a leak checker
+// (LeakSanitizer in the sanitizer runs) then reports only real leaks. Never destroyed, not even at
+// exit, for the same reason.
+void keep_forever(Lane* lane) noexcept {
+  static auto* mu = new std::mutex;
+  static auto* kept = new std::vector<Lane*>;
+  std::lock_guard lock(*mu);
+  try {
+    kept->push_back(lane);
+  } catch (...) {
+    // No memory for the record: the lane is still kept, only unrecorded.
+  }
+}
+
+}  // namespace
+
 void release_lane(std::unique_ptr<Lane> lane) noexcept {
   if (lane && lane->poisoned()) {
-    (void)lane.release();  // intentionally leaked: the device may still use its memory
+    keep_forever(lane.release());
     return;
   }
   lane.reset();

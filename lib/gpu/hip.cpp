@@ -28,6 +28,25 @@ MemKind kind_of(const hipPointerAttribute_t& a) noexcept {
 #endif
 }
 
+// The pinned host allocation or hipHostRegister range containing ptr. hipMemGetAddressRange
+// refuses host memory on CUDA (cuMemGetAddressRange), so the pointer's range attributes are asked.
+hipError_t host_range(const void* ptr, PointerInfo& out) noexcept {
+  void* start = nullptr;
+  std::size_t size = 0;
+  auto* p = const_cast<void*>(ptr);
+  hipError_t e = hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, p);
+  if (e == hipSuccess) e = hipPointerGetAttribute(&size, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, p);
+  const auto base = reinterpret_cast<std::uintptr_t>(start);
+  const auto at = reinterpret_cast<std::uintptr_t>(ptr);
+  if (e != hipSuccess || base == 0 || at < base || at - base >= size) {
+    (void)hipGetLastError();
+    return e != hipSuccess ? e : hipErrorInvalidValue;  // an answer that does not contain ptr is none
+  }
+  out.alloc_base = static_cast<const std::byte*>(start);
+  out.alloc_size = size;
+  return hipSuccess;
+}
+
 }  // namespace
 
 hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept {
@@ -59,6 +78,9 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept {
       if (out.kind == MemKind::Device) return r;
     }
   }
+  // Pinned host memory left without a range is not an error here; its callers refuse
+  // unregistered I/O on it (bound_unknown).
+  if (out.kind == MemKind::Host) (void)host_range(ptr, out);
   return hipSuccess;
 }
 

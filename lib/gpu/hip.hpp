@@ -16,11 +16,19 @@ enum class MemKind { Unregistered, Host, Device, Managed };
 struct PointerInfo {
   MemKind kind = MemKind::Unregistered;
   int device = -1;                 // device of Device/Managed memory, else -1
-  // Containing allocation (Device/Managed), else null; also null for Managed memory whose range
-  // the runtime could not give (the caller then has no bound and must refuse unregistered I/O).
+  // Containing allocation (Device/Managed) or pinned allocation / hipHostRegister range (Host),
+  // else null; also null for Managed or Host memory whose range the runtime could not give (the
+  // caller then has no bound and must refuse unregistered I/O: see bound_unknown).
   const std::byte* alloc_base = nullptr;
   std::size_t alloc_size = 0;
 };
+
+/// True for managed or pinned host memory whose allocation the runtime could not bound: I/O on
+/// it is refused unless a registration bounds it instead (any size could run past its end).
+/// Pageable memory (Unregistered) has no allocation the runtime knows and stays unbounded.
+inline bool bound_unknown(const PointerInfo& info) noexcept {
+  return (info.kind == MemKind::Managed || info.kind == MemKind::Host) && info.alloc_base == nullptr;
+}
 
 /// Classifies `ptr`. hipErrorInvalidValue for a pointer HIP refuses; other errors as HIP gives
 /// them. An unknown host pointer is Unregistered (ROCm 5 reports it as an error; we normalise).

@@ -61,6 +61,11 @@ TEST_CASE("Host, pinned and managed memory register", "[buffer]") {
   REQUIRE(hipHostMalloc(&pinned, 8192, 0) == hipSuccess);
   CHECK(hipFileBufRegister(pinned, 8192, 0).err == hipFileSuccess);
   CHECK(hipFileBufDeregister(pinned).err == hipFileSuccess);
+  // The runtime knows the pinned allocation's size: a longer registration is out of range.
+  CHECK(hipFileBufRegister(pinned, 8193, 0).err == hipFileHipPointerRangeError);
+  CHECK(hipFileBufRegister(static_cast<char*>(pinned) + 4096, 4097, 0).err == hipFileHipPointerRangeError);
+  CHECK(hipFileBufRegister(static_cast<char*>(pinned) + 4096, 4096, 0).err == hipFileSuccess);
+  CHECK(hipFileBufDeregister(static_cast<char*>(pinned) + 4096).err == hipFileSuccess);
   (void)hipHostFree(pinned);
 
   void* managed = nullptr;

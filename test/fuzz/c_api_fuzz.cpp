@@ -129,7 +129,8 @@ void setup_world() {
 
 const char* const kFaultApis[] = {"hipMemcpyAsync", "hipEventSynchronize", "hipStreamSynchronize", "hipHostMalloc",
                                   "hipEventRecord", "hipLaunchHostFunc", "hipStreamWaitValue32", "hipHostRegister",
-                                  "hipPointerGetAttributes", "hipMemGetAddressRange", "hipStreamCreateWithFlags"};
+                                  "hipPointerGetAttributes", "hipMemGetAddressRange", "hipStreamCreateWithFlags",
+                                  "hipPointerGetAttribute"};
 const hipError_t kFaultErrors[] = {hipErrorUnknown, hipErrorOutOfMemory, hipErrorNotSupported, hipErrorLaunchFailure};
 
 // The state one input builds up, torn down at its end.
@@ -146,10 +147,10 @@ struct Run {
     return handles[k % handles.size()];
   }
   Buffer& buffer() { return w.bufs[in.u8() % 4]; }
-  // A region inside the buffer for memory the library cannot bound (pageable, unregistered
-  // pinned), anything for the rest: the library must refuse what runs past an allocation.
+  // A region inside the buffer for memory the library cannot bound (pageable), anything for the
+  // rest (pinned, managed and device allocations): the library must refuse what runs past them.
   void region(const Buffer& b, std::size_t& size, hoff_t& boff) {
-    if (b.kind == Buffer::Pageable || b.kind == Buffer::Pinned) {
+    if (b.kind == Buffer::Pageable) {
       size = in.u32() % (kBuf + 1);
       boff = static_cast<hoff_t>(in.u32() % (kBuf - size + 1));
       return;
@@ -183,9 +184,9 @@ struct Run {
       case 4: {
         Buffer& b = buffer();
         const std::size_t off = in.u32() % (kBuf + 1);
-        // Pageable and pinned memory cannot be bounded by the library: a registration longer than
-        // the memory would be the caller's lie. Device and managed lengths are checked by it.
-        const bool bounded = b.kind == Buffer::Device || b.kind == Buffer::Managed;
+        // Pageable memory cannot be bounded by the library: a registration longer than the memory
+        // would be the caller's lie. Device, managed and pinned lengths are checked by it.
+        const bool bounded = b.kind != Buffer::Pageable;
         const std::size_t len = !bounded || in.u8() & 1 ? in.u32() % (kBuf - off + 1)
                                                         : static_cast<std::size_t>(in.number(kBuf));
         if (hipFileBufRegister(b.data() + off, len, 0).err == hipFileSuccess) registered.push_back(b.data() + off);

@@ -105,6 +105,19 @@ bool copy_without_faults(void *dst, const void *src, std::size_t n) {
     return true;
 }
 
+// Bytes of read-write memory mapped after each later pinned host or managed allocation, outside
+// it (hipcpuSetTrailingGuard): where a test sees whether anything wrote past an allocation's end.
+std::atomic<std::size_t> trailing_guard{0};
+
+// Bytes to map for a host-visible allocation of `size`, its trailing guard included; 0 if that
+// does not fit in a size_t.
+std::size_t host_visible_bytes(std::size_t size) {
+    const std::size_t guard = trailing_guard.load();
+    const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));  // page_round adds up to page - 1
+    if (guard > SIZE_MAX - page || size > SIZE_MAX - page - guard) return 0;
+    return page_round(size + guard);
+}
+
 // Anonymous read-write pages for memory the CPU may touch (pinned host, managed).
 unsigned char *map_anonymous(std::size_t bytes) {
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -192,8 +205,8 @@ hipError_t device_alloc(void **ptr, size_t size) {
 // Memory the device and the host both address (managed memory): hipMallocManaged and the
 // fine-grained and signal kinds of hipExtMallocWithFlags. ptr checked, size > 0. Zeroed.
 hipError_t host_visible_alloc(void **ptr, size_t size, unsigned flags) {
-    const std::size_t bytes = hipcpu::page_round(size);
-    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
+    const std::size_t bytes = hipcpu::host_visible_bytes(size);
+    unsigned char *p = bytes == 0 ? nullptr : hipcpu::map_anonymous(bytes);
     if (p == nullptr) return ret(hipErrorOutOfMemory);
     hipcpu::insert(std::make_shared<Allocation>(MemKind::Managed, hipcpu::current_device(),
                                                 reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
@@ -267,8 +280,8 @@ hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) {
         *ptr = nullptr;
         return hipSuccess;
     }
-    const std::size_t bytes = hipcpu::page_round(size);
-    unsigned char *p = bytes < size ? nullptr : hipcpu::map_anonymous(bytes);
+    const std::size_t bytes = hipcpu::host_visible_bytes(size);
+    unsigned char *p = bytes == 0 ? nullptr : hipcpu::map_anonymous(bytes);
     if (p == nullptr) return ret(hipErrorOutOfMemory);
     hipcpu::insert(std::make_shared<Allocation>(MemKind::PinnedHost, hipcpu::current_device(),
                                                 reinterpret_cast<std::uintptr_t>(p), size, bytes, flags, p));
@@ -374,56 +387,6 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
     return hipSuccess;
 }
 
-namespace {
-
-// The value of one attribute of a known allocation; false when hip-cpu does not answer it.
-bool pointer_attribute(const hipcpu::Allocation &al, const void *ptr, hipPointer_attribute attribute,
-                       void *data) {
-    const bool host_visible = al.kind != MemKind::Device;
-    switch (attribute) {
-    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
-        *static_cast<unsigned *>(data) = al.kind == MemKind::Device    ? hipMemoryTypeDevice
-                                         : al.kind == MemKind::Managed ? hipMemoryTypeManaged
-                                                                       : hipMemoryTypeHost;
-        return true;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        *static_cast<void **>(data) = const_cast<void *>(ptr);
-        return true;
-    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
-        *static_cast<void **>(data) = host_visible ? const_cast<void *>(ptr) : nullptr;
-        return true;
-    case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
-        *static_cast<unsigned long long *>(data) = al.id;
-        return true;
-    case HIP_POINTER_ATTRIBUTE_IS_MANAGED:
-        *static_cast<int *>(data) = al.kind == MemKind::Managed;
-        return true;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-        *static_cast<int *>(data) = al.device;
-        return true;
-    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-        *static_cast<void **>(data) = reinterpret_cast<void *>(al.base);
-        return true;
-    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE:
-        *static_cast<std::size_t *>(data) = al.size;
-        return true;
-    default:
-        return false;
-    }
-}
-
-}  // namespace
-
-hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr) {
-    HIPCPU_ENTER();
-    if (data == nullptr || ptr == nullptr) return ret(hipErrorInvalidValue);
-    AllocationRef al = hipcpu::find_allocation(ptr);
-    // HIP and CUDA refuse a pointer the runtime does not know (unlike hipPointerGetAttributes).
-    if (!al) return ret(hipErrorInvalidValue);
-    if (!pointer_attribute(*al, ptr, attribute, data)) return ret(hipErrorNotSupported);
-    return hipSuccess;
-}
-
 hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr) {
     HIPCPU_ENTER();
     AllocationRef al = hipcpu::find_allocation(dptr);
@@ -431,6 +394,36 @@ hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDevice
     if (pbase != nullptr) *pbase = reinterpret_cast<void *>(al->base);
     if (psize != nullptr) *psize = al->size;
     return hipSuccess;
+}
+
+hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr) {
+    HIPCPU_ENTER();
+    if (data == nullptr) return ret(hipErrorInvalidValue);
+    AllocationRef al = hipcpu::find_allocation(ptr);
+    if (!al) return ret(hipErrorInvalidValue);  // not memory the runtime knows
+    const bool host = al->kind == MemKind::PinnedHost || al->kind == MemKind::RegisteredHost;
+    switch (attribute) {
+    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *static_cast<unsigned *>(data) = host ? hipMemoryTypeHost
+                                         : al->kind == MemKind::Managed ? hipMemoryTypeManaged
+                                                                        : hipMemoryTypeDevice;
+        return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<void **>(data) = ptr; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (al->kind == MemKind::Device) return ret(hipErrorInvalidValue);  // no host address
+        *static_cast<void **>(data) = ptr;
+        return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_BUFFER_ID:  // a counter never reused: tells a new allocation at a freed address
+        *static_cast<unsigned long long *>(data) = al->id;
+        return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<unsigned *>(data) = al->kind == MemKind::Managed; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int *>(data) = al->device; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *static_cast<void **>(data) = reinterpret_cast<void *>(al->base);
+        return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t *>(data) = al->size; return hipSuccess;
+    default: return ret(hipErrorInvalidValue);  // not one hip-cpu can answer truthfully
+    }
 }
 
 hipError_t hipMemGetInfo(size_t *free, size_t *total) {
@@ -456,6 +449,8 @@ size_t hipcpuLiveHostAllocations(void) {
     std::shared_lock g(r.m);
     return r.live_host;
 }
+
+void hipcpuSetTrailingGuard(size_t bytes) { hipcpu::trailing_guard.store(bytes); }
 
 int hipcpuDeviceOf(const void *ptr) {
     AllocationRef al = hipcpu::find_allocation(ptr);

@@ -211,8 +211,8 @@ TEST_CASE("hipPointerGetAttribute answers per allocation, BUFFER_ID never reused
     CHECK(start == d);
     HIP_OK(hipPointerGetAttribute(&size, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, static_cast<char *>(d) + 100));
     CHECK(size == std::size_t(1) << 20);
-    HIP_OK(hipPointerGetAttribute(&host, HIP_POINTER_ATTRIBUTE_HOST_POINTER, d));
-    CHECK(host == nullptr);  // device memory has no host view
+    // Device memory has no host view: refused, as CUDA does.
+    CHECK(hipPointerGetAttribute(&host, HIP_POINTER_ATTRIBUTE_HOST_POINTER, d) == hipErrorInvalidValue);
 
     // Freed and allocated again: GPU runtimes (and hip-cpu) hand the address out again at once;
     // the id tells the new allocation from the freed one.
@@ -246,8 +246,9 @@ TEST_CASE("hipPointerGetAttribute argument errors", "[memory][attribute]") {
     int stack = 0;
     CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, &stack) == hipErrorInvalidValue);
     CHECK(id == 7);  // nothing written on failure
-    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_P2P_TOKENS, d) == hipErrorNotSupported);
-    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_CONTEXT, d) == hipErrorNotSupported);
+    // Attributes hip-cpu cannot answer truthfully are refused.
+    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_P2P_TOKENS, d) == hipErrorInvalidValue);
+    CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_CONTEXT, d) == hipErrorInvalidValue);
     HIP_OK(hipFree(d));
     CHECK(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, d) == hipErrorInvalidValue);
     (void)hipGetLastError();

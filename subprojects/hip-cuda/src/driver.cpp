@@ -107,6 +107,19 @@ int drv_mem_get_address_range(void *ptr, void **base, size_t *size) noexcept {
     return 0;
 }
 
+int drv_pointer_get_attribute(void *data, int attribute, void *ptr) noexcept {
+    static_assert(int{CU_POINTER_ATTRIBUTE_RANGE_START_ADDR} == int{HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR} &&
+                  int{CU_POINTER_ATTRIBUTE_RANGE_SIZE} == int{HIP_POINTER_ATTRIBUTE_RANGE_SIZE} &&
+                  int{CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL} == int{HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL} &&
+                  int{CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE} == int{HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE});
+    static_assert(sizeof(CUdeviceptr) == sizeof(void *));  // RANGE_START_ADDR's output
+    const Driver &d = driver();
+    if (!d.pointerGetAttribute.fn) return d.pointerGetAttribute.error;
+    const auto dptr = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+    return static_cast<int>(as<PFN_pointerGetAttribute>(d.pointerGetAttribute)(
+        data, static_cast<CUpointer_attribute>(attribute), dptr));
+}
+
 int drv_stream_get_device(cudaStream_t s, int *device) noexcept {
     const Driver &d = driver();
     if (!d.streamGetCtx.fn) return d.streamGetCtx.error;

@@ -33,6 +33,8 @@ void drop_cuda_error() noexcept;
 // Each returns a CUDA driver error code (CUresult, as int); "no driver / not found" comes back
 // as the cudart error that explains it.
 int drv_mem_get_address_range(void *ptr, void **base, size_t *size) noexcept;
+// cuPointerGetAttribute; `attribute` is a CUpointer_attribute (HIP's numbering is the same).
+int drv_pointer_get_attribute(void *data, int attribute, void *ptr) noexcept;
 int drv_stream_get_device(cudaStream_t s, int *device) noexcept;
 // cuStreamWaitValue32_v2 with a CU_STREAM_WAIT_VALUE_* condition.
 int drv_stream_wait_value32(cudaStream_t s, void *ptr, unsigned value, unsigned cu_flags) noexcept;

@@ -275,6 +275,21 @@ hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDevice
     return r == 0 ? hipSuccess : record(to_hip(r));
 }
 
+hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr) {
+    if (!data) return invalid();
+    if (attribute == HIP_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+        // The driver answers a CUmemorytype (managed memory is "device"); HIP's enum says more.
+        hipPointerAttribute_t a;
+        const hipError_t e = hipPointerGetAttributes(&a, ptr);
+        if (e != hipSuccess) return e;
+        if (a.type == hipMemoryTypeUnregistered) return invalid();
+        *static_cast<unsigned *>(data) = static_cast<unsigned>(a.type);
+        return hipSuccess;
+    }
+    const int r = drv_pointer_get_attribute(data, static_cast<int>(attribute), ptr);
+    return r == 0 ? hipSuccess : record(to_hip(r));
+}
+
 // --- Streams -----------------------------------------------------------------------------------
 
 hipError_t hipStreamCreate(hipStream_t *stream) {

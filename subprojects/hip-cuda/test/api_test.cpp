@@ -214,6 +214,38 @@ void test_pointer_attributes() {
     CHECK_HIP_IS(hipMemGetAddressRange(&base, &size, pinned), hipErrorNotFound);
     (void)hipGetLastError();
 
+    // The driver's pointer attributes give the range of pinned host memory too (hipfile bounds
+    // unregistered pinned targets by it), and of device and managed memory.
+    struct Span {
+        void *ptr;
+        void *base;
+    };
+    const Span spans[] = {{static_cast<char *>(pinned) + n - 1, pinned},
+                          {static_cast<char *>(dev) + 100, dev},
+                          {static_cast<char *>(managed) + 1, managed}};
+    for (const Span &sp : spans) {
+        void *start = nullptr;
+        size_t bytes = 0;
+        CHECK_HIP(hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, sp.ptr));
+        CHECK_HIP(hipPointerGetAttribute(&bytes, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, sp.ptr));
+        CHECK(start == sp.base && bytes >= n);
+    }
+    unsigned type = 0;
+    CHECK_HIP(hipPointerGetAttribute(&type, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, pinned));
+    CHECK(type == hipMemoryTypeHost);
+    CHECK_HIP(hipPointerGetAttribute(&type, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, managed));
+    CHECK(type == hipMemoryTypeManaged);
+    CHECK_HIP(hipHostRegister(reg, n, hipHostRegisterDefault));
+    void *start = nullptr;
+    size_t bytes = 0;
+    CHECK_HIP(hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, static_cast<char *>(reg) + 5));
+    CHECK_HIP(hipPointerGetAttribute(&bytes, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, reg));
+    CHECK(start == reg && bytes >= n);
+    CHECK_HIP(hipHostUnregister(reg));
+    CHECK_HIP_IS(hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, &on_stack),
+                 hipErrorInvalidValue);
+    (void)hipGetLastError();
+
     CHECK_HIP(hipFree(managed));
     std::free(reg);
     CHECK_HIP(hipHostFree(pinned));

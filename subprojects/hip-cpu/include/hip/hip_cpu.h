@@ -50,6 +50,15 @@ HIPCPU_API_EXPORT size_t hipcpuLiveHostAllocations(void);
  */
 HIPCPU_API_EXPORT int hipcpuDeviceOf(const void *ptr);
 
+/*
+ * hipHostMalloc, hipMallocManaged and host-visible hipExtMallocWithFlags allocations made after
+ * this call are followed, right at their last byte, by `bytes` of read-write memory that belongs
+ * to no allocation (the pointer queries do not know it) and is unmapped with the allocation. A
+ * test fills it and checks afterwards that nothing wrote past the allocation's end. 0 (the
+ * default) adds none; allocations already made keep what they had.
+ */
+HIPCPU_API_EXPORT void hipcpuSetTrailingGuard(size_t bytes);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

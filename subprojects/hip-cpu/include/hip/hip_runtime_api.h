@@ -112,24 +112,26 @@ typedef struct hipPointerAttribute_t {
     unsigned allocationFlags;
 } hipPointerAttribute_t;
 
-/* hipPointerGetAttribute: HIP's numbering. hip-cpu answers MEMORY_TYPE (unsigned), DEVICE_POINTER
- * and HOST_POINTER (void *), BUFFER_ID (unsigned long long, never reused), IS_MANAGED and
- * DEVICE_ORDINAL (int), RANGE_START_ADDR (void *) and RANGE_SIZE (size_t); the others are
- * hipErrorNotSupported. */
+/* hipPointerGetAttribute's attributes; HIP's (and CUDA's CUpointer_attribute's) numbering. hip-cpu
+ * answers the ones marked; the others are hipErrorInvalidValue. */
 typedef enum hipPointer_attribute {
     HIP_POINTER_ATTRIBUTE_CONTEXT = 1,
-    HIP_POINTER_ATTRIBUTE_MEMORY_TYPE,
-    HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
-    HIP_POINTER_ATTRIBUTE_HOST_POINTER,
+    HIP_POINTER_ATTRIBUTE_MEMORY_TYPE,             /* answered: unsigned, a hipMemoryType */
+    HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,          /* answered: void * */
+    HIP_POINTER_ATTRIBUTE_HOST_POINTER,            /* answered: void *, null for device memory */
     HIP_POINTER_ATTRIBUTE_P2P_TOKENS,
     HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-    HIP_POINTER_ATTRIBUTE_BUFFER_ID,
-    HIP_POINTER_ATTRIBUTE_IS_MANAGED,
-    HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+    HIP_POINTER_ATTRIBUTE_BUFFER_ID,               /* answered: unsigned long long, never reused */
+    HIP_POINTER_ATTRIBUTE_IS_MANAGED,              /* answered: unsigned, 0 or 1 */
+    HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,          /* answered: int */
     HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE,
-    HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-    HIP_POINTER_ATTRIBUTE_RANGE_SIZE,
-    HIP_POINTER_ATTRIBUTE_MAPPED
+    HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR,        /* answered: void *, the allocation's base */
+    HIP_POINTER_ATTRIBUTE_RANGE_SIZE,              /* answered: size_t, the allocation's size */
+    HIP_POINTER_ATTRIBUTE_MAPPED,
+    HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES,
+    HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE,
+    HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS,
+    HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE
 } hipPointer_attribute;
 
 /* hip-cpu's own device properties; field names are HIP's. */
@@ -314,6 +316,9 @@ HIPCPU_API_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeByt
 /* ---- Queries ------------------------------------------------------------------------------- */
 HIPCPU_API_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
 HIPCPU_API_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr);
+/* One attribute of the allocation or registered range containing ptr (interior pointers too):
+ * device, managed, hipHostMalloc'ed and hipHostRegister'ed memory; the range of host memory is the
+ * allocation or the registration. Memory the runtime does not know is hipErrorInvalidValue. */
 HIPCPU_API_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr);
 
 /* ---- Streams ------------------------------------------------------------------------------- */

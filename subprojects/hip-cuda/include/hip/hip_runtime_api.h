@@ -145,6 +145,27 @@ typedef struct hipPointerAttribute_t {
     unsigned allocationFlags;
 } hipPointerAttribute_t;
 
+/* hipPointerGetAttribute's attributes: HIP's numbering, which is CUDA's CUpointer_attribute's. */
+typedef enum hipPointer_attribute {
+    HIP_POINTER_ATTRIBUTE_CONTEXT = 1,
+    HIP_POINTER_ATTRIBUTE_MEMORY_TYPE,      /* unsigned: a hipMemoryType (not a CUmemorytype) */
+    HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
+    HIP_POINTER_ATTRIBUTE_HOST_POINTER,
+    HIP_POINTER_ATTRIBUTE_P2P_TOKENS,
+    HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+    HIP_POINTER_ATTRIBUTE_BUFFER_ID,
+    HIP_POINTER_ATTRIBUTE_IS_MANAGED,
+    HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+    HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE,
+    HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, /* void *: the allocation's base */
+    HIP_POINTER_ATTRIBUTE_RANGE_SIZE,       /* size_t: the allocation's size */
+    HIP_POINTER_ATTRIBUTE_MAPPED,
+    HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES,
+    HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE,
+    HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS,
+    HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE
+} hipPointer_attribute;
+
 /*
  * hip-cuda's own device properties (not ROCm's layout). The contract (HIP_SUBSET.md) covers
  * name .. managedMemory; the fields after them are extras filled from cudaDeviceProp as well.
@@ -241,6 +262,9 @@ hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t st
 /* Queries */
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
 hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr);
+/* cuPointerGetAttribute: the range of pinned host memory too (which hipMemGetAddressRange, like
+ * cuMemGetAddressRange, refuses). */
+hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr);
 
 /* Streams */
 hipError_t hipStreamCreate(hipStream_t *stream);
