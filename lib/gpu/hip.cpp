@@ -85,7 +85,8 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept {
 }
 
 std::uint64_t allocation_id(const void* ptr) noexcept {
-#if defined(__HIP_PLATFORM_CPU__) || defined(__HIP_PLATFORM_AMD__)
+  // HIP's BUFFER_ID is CUDA's CU_POINTER_ATTRIBUTE_BUFFER_ID (same number, never reused in a
+  // context), which hip-cuda forwards to the driver.
   unsigned long long id = 0;
   if (ptr == nullptr ||
       hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, const_cast<void*>(ptr)) != hipSuccess) {
@@ -93,10 +94,6 @@ std::uint64_t allocation_id(const void* ptr) noexcept {
     return 0;
   }
   return id;
-#else
-  (void)ptr;
-  return 0;
-#endif
 }
 
 DeviceGuard::DeviceGuard(int device) noexcept {

@@ -36,7 +36,7 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept;
 
 /// The runtime's id of the allocation containing `ptr` (HIP_POINTER_ATTRIBUTE_BUFFER_ID), which
 /// changes when the address is freed and allocated again; 0 where the runtime cannot say
-/// (memory it does not know; hip-cuda, which does not provide the attribute).
+/// (memory it does not know, such as pageable or freed memory).
 std::uint64_t allocation_id(const void* ptr) noexcept;
 
 /// Makes `device` current for the scope and restores the caller's device afterwards, so that
