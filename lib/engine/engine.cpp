@@ -216,7 +216,11 @@ void Engine::worker_main(Worker& w) {
     Lane* lane = nullptr;
     if (job->req.device >= 0) {
       Status st;
-      lane = worker_lane(w, job->req.device, st);
+      try {
+        lane = worker_lane(w, job->req.device, st);
+      } catch (...) {  // bad_alloc making the lane: this request fails, the worker lives on
+        st = Status::of(hipFileInternalError);
+      }
       if (!lane) job->fail(st);
     }
     if (!job->failed) run(*job, lane);
