@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "engine/mapped.hpp"
 
+#include "sys/page_cache.hpp"
+
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <vector>
 
 namespace hipfile::engine {
 
@@ -25,10 +26,7 @@ bool FileMapping::map_if_resident(int fd, off_t offset, off_t end) {
   if (p == MAP_FAILED) return false;
   // Cold pages would be faulted in one at a time by the pinning: the staged path, with its
   // parallel large preads (or O_DIRECT), reads them faster.
-  std::vector<unsigned char> resident((length + page - 1) / page);
-  bool all = ::mincore(p, length, resident.data()) == 0;
-  for (std::size_t i = 0; all && i < resident.size(); ++i) all = (resident[i] & 1) != 0;
-  if (!all) {
+  if (!sys::mapping_resident(p, length)) {
     ::munmap(p, length);
     return false;
   }

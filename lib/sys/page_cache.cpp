@@ -48,17 +48,10 @@ int by_cachestat(int fd, off_t first, std::size_t span, std::size_t pages) noexc
   return 0;
 }
 
-bool by_mincore(int fd, off_t first, std::size_t span, std::size_t pages) noexcept {
+bool by_mincore(int fd, off_t first, std::size_t span) noexcept {
   void* p = ::mmap(nullptr, span, PROT_READ, MAP_SHARED, fd, first);
   if (p == MAP_FAILED) return false;
-  bool all = false;
-  try {
-    std::vector<unsigned char> resident(pages);
-    all = ::mincore(p, span, resident.data()) == 0;
-    for (std::size_t i = 0; all && i < pages; ++i) all = (resident[i] & 1) != 0;
-  } catch (...) {
-    all = false;
-  }
+  const bool all = mapping_resident(p, span);
   ::munmap(p, span);
   return all;
 }
@@ -73,7 +66,18 @@ bool range_cached(int fd, off_t offset, std::size_t length) noexcept {
   const std::size_t pages = span / page;
   const int answer = by_cachestat(fd, first, span, pages);
   if (answer >= 0) return answer == 1;
-  return by_mincore(fd, first, span, pages);
+  return by_mincore(fd, first, span);
+}
+
+bool mapping_resident(const void* p, std::size_t length) noexcept {
+  try {
+    std::vector<unsigned char> resident((length + page_size() - 1) / page_size());
+    bool all = ::mincore(const_cast<void*>(p), length, resident.data()) == 0;
+    for (std::size_t i = 0; all && i < resident.size(); ++i) all = (resident[i] & 1) != 0;
+    return all;
+  } catch (...) {
+    return false;  // no memory for the answer: say unknown
+  }
 }
 
 void ask_mincore_only(bool on) noexcept { mincore_only.store(on, std::memory_order_relaxed); }

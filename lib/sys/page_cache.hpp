@@ -16,6 +16,10 @@ namespace hipfile::sys {
 /// unknown (both refused, a descriptor that cannot be mapped) or for an empty range.
 bool range_cached(int fd, off_t offset, std::size_t length) noexcept;
 
+/// True when every page of the mapping [p, p + length) is resident (mincore(2), which touches
+/// nothing); false when unknown. `p` is page-aligned, as mmap(2) returns it.
+bool mapping_resident(const void* p, std::size_t length) noexcept;
+
 /// Tests: ask mincore(2) only, as on kernels before 6.5 (false: cachestat again where it works).
 void ask_mincore_only(bool on) noexcept;
 
