@@ -18,15 +18,21 @@ namespace {
 // A registration whose memory was freed, and perhaps allocated again at the same address (GPU
 // runtimes reuse addresses at once): the runtime's allocation id at its base is no longer the one
 // recorded. cuFile drops a registration when its memory is freed; so do we, when the address is
-// registered again. Where the runtime gives no id (0) upstream's refusal stands.
-bool registration_is_stale(const hipfile::engine::Buffer& b) {
-  return b.alloc_id != 0 && hipfile::gpu::allocation_id(b.base) != b.alloc_id;
+// registered again. Where the runtime gives no id (0) upstream's refusal stands. `new_id` is the
+// id at `new_base`, asked once for the old registration there and the new one.
+bool registration_is_stale(const hipfile::engine::Buffer& b, const std::byte* new_base, std::uint64_t new_id) {
+  if (b.alloc_id == 0) return false;
+  return (b.base == new_base ? new_id : hipfile::gpu::allocation_id(b.base)) != b.alloc_id;
 }
 
 // The checks and the table insert of hipFileBufRegister, with the driver open.
 hipFileError_t register_buffer(Driver& driver, const void* buffer_base, size_t length, int flags) {
   if (buffer_base == nullptr) return {hipFileInvalidValue, hipSuccess};
-  driver.buffers.drop_stale(static_cast<const std::byte*>(buffer_base), length, registration_is_stale);
+  const auto* base = static_cast<const std::byte*>(buffer_base);
+  const std::uint64_t alloc_id = hipfile::gpu::allocation_id(base);
+  driver.buffers.drop_stale(base, length, [&](const hipfile::engine::Buffer& b) {
+    return registration_is_stale(b, base, alloc_id);
+  });
   if (driver.buffers.contains_base(buffer_base)) return {hipFileMemoryAlreadyRegistered, hipSuccess};
   hipfile::gpu::PointerInfo info;
   if (hipError_t e = hipfile::gpu::query_pointer(buffer_base, info); e != hipSuccess) {
@@ -35,12 +41,11 @@ hipFileError_t register_buffer(Driver& driver, const void* buffer_base, size_t l
   }
   if (info.kind != MemKind::Device && !driver.config()->allow_system_memory)
     return {hipFileHipMemoryTypeInvalid, hipSuccess};
-  const auto* base = static_cast<const std::byte*>(buffer_base);
   const auto addr = reinterpret_cast<std::uintptr_t>(base);
   if (length > UINTPTR_MAX - addr) return {hipFileHipPointerRangeError, hipSuccess};
   if (info.alloc_base != nullptr && length > static_cast<std::size_t>(info.alloc_base + info.alloc_size - base))
     return {hipFileHipPointerRangeError, hipSuccess};
-  return driver.buffers.add(base, length, info.device, info.kind, flags, hipfile::gpu::allocation_id(base))
+  return driver.buffers.add(base, length, info.device, info.kind, flags, alloc_id)
       .to_error();
 }
 
