@@ -17,10 +17,14 @@ constexpr std::size_t kMiB = 1u << 20;
 
 bool has_odirect(int fd) { return (::fcntl(fd, F_GETFL) & O_DIRECT) != 0; }
 
-bool odirect_supported(const TempFile& f) {
+// True, with a warning, when the test directory's file system has no O_DIRECT: the test is moot.
+bool no_odirect(const TempFile& f) {
   int probe = ::open(f.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  if (probe < 0) return false;
-  ::close(probe);
+  if (probe >= 0) {
+    ::close(probe);
+    return false;
+  }
+  WARN("no O_DIRECT on the test directory's file system");
   return true;
 }
 
@@ -98,10 +102,7 @@ TEST_CASE("An O_DIRECT client's read of cached data is served from the page cach
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 71);
-  if (!odirect_supported(f)) {
-    WARN("no O_DIRECT on the test directory's file system");
-    return;
-  }
+  if (no_odirect(f)) return;
   const bool device = GENERATE(true, false);
   CAPTURE(device);
   Registered r(f.path(), O_RDONLY | O_DIRECT);
@@ -123,10 +124,7 @@ TEST_CASE("Ranges not in the page cache take O_DIRECT only when the client asked
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 65);
-  if (!odirect_supported(f)) {
-    WARN("no O_DIRECT on the test directory's file system");
-    return;
-  }
+  if (no_odirect(f)) return;
   const bool client_direct = GENERATE(false, true);
   CAPTURE(client_direct);
   Registered r(f.path(), O_RDWR | (client_direct ? O_DIRECT : 0));
@@ -148,10 +146,7 @@ TEST_CASE("Half cached, half not: each half from where it is, the data whole", "
   ClosedDriver guard;
   const std::size_t n = 16 * kMiB;
   TempFile f(n, 72);
-  if (!odirect_supported(f)) {
-    WARN("no O_DIRECT on the test directory's file system");
-    return;
-  }
+  if (no_odirect(f)) return;
   Registered r(f.path(), O_RDONLY | O_DIRECT);
   if (!evict(f.path(), static_cast<off_t>(n / 2), n / 2)) {
     WARN("the test directory's file system keeps evicted pages");
@@ -171,10 +166,7 @@ TEST_CASE("HIPFILE_DIRECT_READS_FROM_CACHE=false reads an O_DIRECT client's cach
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 73);
-  if (!odirect_supported(f)) {
-    WARN("no O_DIRECT on the test directory's file system");
-    return;
-  }
+  if (no_odirect(f)) return;
   ::setenv("HIPFILE_DIRECT_READS_FROM_CACHE", "false", 1);
   {
     Registered r(f.path(), O_RDONLY | O_DIRECT);
@@ -195,10 +187,7 @@ TEST_CASE("A page dirtied through another descriptor just before an O_DIRECT rea
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 74);
-  if (!odirect_supported(f)) {
-    WARN("no O_DIRECT on the test directory's file system");
-    return;
-  }
+  if (no_odirect(f)) return;
   const bool from_cache = GENERATE(true, false);
   CAPTURE(from_cache);
   if (!from_cache) ::setenv("HIPFILE_DIRECT_READS_FROM_CACHE", "false", 1);
