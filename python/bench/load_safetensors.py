@@ -12,7 +12,8 @@ safetensors.torch.load_file, every figure a ratio measured in this run.
 3. Hot (page cache filled first): safetensors.torch.load_file(path, device="cuda:0") best of
    3, hipfile.load_safetensors(path, device="cuda:0") best of 5; every tensor torch.equal
    (compared as int16, so NaN bit patterns count) and on the same device.
-4. Cold (fsync + posix_fadvise(DONTNEED) before each pass), two passes each, alternating.
+4. Cold (fsync + posix_fadvise(DONTNEED) before each pass), --cold-passes each (default 3),
+   the loaders alternating which goes first; the best pass of each is compared.
 Prints one line per figure and a verdict per target (hot >= 8x, cold >= 1.0x); writes
 OUTDIR/python_load.json when --out is given.
 """
@@ -83,6 +84,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", default="/tmp")
     ap.add_argument("--out")
+    ap.add_argument("--cold-passes", type=int, default=3,
+                    help="cold passes of each loader, alternating which goes first (default 3)")
     a = ap.parse_args()
     path = os.path.join(a.dir, "hipfile-bench-llama.safetensors")
     how = make(path)
@@ -111,8 +114,9 @@ def main():
     print(f"every tensor torch.equal to safetensors' own: {r['equal']}")
 
     cold = {"st": [], "hf": []}
-    for _ in range(2):
-        for key, load in (("st", load_file), ("hf", hipfile.load_safetensors)):
+    loaders = [("st", load_file), ("hf", hipfile.load_safetensors)]
+    for i in range(a.cold_passes):
+        for key, load in loaders if i % 2 == 0 else loaders[::-1]:
             drop(path)
             s, d = timed(load, path)
             cold[key].append(s)
