@@ -393,9 +393,6 @@ void Engine::run_unguarded(Job& job, Lane* lane) {
 
 namespace {
 
-// Reads file range [a, b) into `stage`. With O_DIRECT the range is widened to whole blocks, so
-// the wanted bytes start at `skew` inside the slot. Returns the bytes of [a, b) now in the slot
-// (fewer only at end of file) or -errno.
 // Whether an O_DIRECT client's read of [a, b) goes to the disk: not when the page cache holds it
 // all (with `from_cache`), since O_DIRECT would read it from the disk again. The bytes are the
 // same: the page cache is the file's contents as every reader sees them, dirty pages included
@@ -406,6 +403,9 @@ bool read_direct(const File& f, off_t a, off_t b, bool from_cache) noexcept {
   return !from_cache || !sys::range_cached(f.buffered_fd, a, static_cast<std::size_t>(b - a));
 }
 
+// Reads file range [a, b) into `stage`. With O_DIRECT the range is widened to whole blocks, so
+// the wanted bytes start at `skew` inside the slot. Returns the bytes of [a, b) now in the slot
+// (fewer only at end of file) or -errno.
 ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, off_t b, off_t& skew,
                       bool from_cache) {
   skew = 0;
