@@ -39,7 +39,7 @@ hipFileError_t register_buffer(Driver& driver, const void* buffer_base, size_t l
     if (e == hipErrorInvalidValue || e == hipErrorNotFound) return {hipFileInvalidValue, hipSuccess};
     return {hipFileHipDriverError, e};
   }
-  if (info.kind != MemKind::Device && !driver.config()->allow_system_memory)
+  if (info.kind != MemKind::Device && !driver.lease()->config().allow_system_memory)
     return {hipFileHipMemoryTypeInvalid, hipSuccess};
   const auto addr = reinterpret_cast<std::uintptr_t>(base);
   if (length > UINTPTR_MAX - addr) return {hipFileHipPointerRangeError, hipSuccess};

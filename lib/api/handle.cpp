@@ -27,8 +27,9 @@ hipFileError_t handle_register(hipFileHandle_t* fh, hipFileDescr_t* descr) {
     Driver& driver = Driver::get();
     return driver.register_open([&] {
       // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
-      hipfile::fastpath::attach(driver.fastpath().get(), *file);
-      return driver.files.insert(std::move(file), *driver.config(), *fh).to_error();
+      const std::shared_ptr<hipfile::engine::Instance> instance = driver.lease();
+      hipfile::fastpath::attach(instance->fastpath(), *file);
+      return driver.files.insert(std::move(file), instance->config(), *fh).to_error();
     });
   });
 }

@@ -59,7 +59,7 @@ extern "C" {
 HIPFILE_API hipFileError_t hipFileDriverGetProperties(hipFileDriverProps_t* props) {
   return guarded([&]() -> hipFileError_t {
     if (props == nullptr) return err(hipFileInvalidValue);
-    const Config c = Driver::get().effective_config();
+    const Config c = Driver::get().properties_config();  // what requests use
     hipFileDriverProps_t p{};
     p.nvfs.major_version = HIPFILE_VERSION_MAJOR;
     p.nvfs.minor_version = HIPFILE_VERSION_MINOR;

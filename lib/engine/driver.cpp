@@ -2,6 +2,7 @@
 #include "engine/driver.hpp"
 
 #include <string_view>
+#include <thread>
 
 #include "engine/batch.hpp"
 #include "engine/log.hpp"
@@ -41,9 +42,9 @@ void Driver::open_locked() {
                 c.pinned_limit >> 10);
     // The fastpath is loaded here (dlopen / symbol lookup), never at library load.
     std::shared_ptr<fastpath::Fastpath> fp = fastpath::load(c);
+    auto instance = std::make_shared<Instance>(std::move(c), std::move(fp));
     std::lock_guard lock(state_mu_);
-    config_ = std::make_shared<const Config>(std::move(c));
-    fastpath_ = std::move(fp);
+    current_ = std::move(instance);
   }
 }
 
@@ -58,51 +59,69 @@ void Driver::open_implicitly() {
   if (refs_ == 0) open_locked();
 }
 
+namespace {
+
+// Destroys the instances on this thread: each once no request holds it any more (the tables
+// were emptied first, so only requests finishing their last step can).
+void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
+  for (auto& instance : dead) {
+    while (instance.use_count() > 1) std::this_thread::yield();
+    instance.reset();
+  }
+}
+
+}  // namespace
+
 Status Driver::close() {
-  std::lock_guard lock(mu_);
-  if (refs_ == 0) return Status::of(hipFileDriverNotInitialized);
-  if (--refs_ == 0) teardown_locked();
+  Instances dead;  // destroyed after the lock is released
+  {
+    std::lock_guard lock(mu_);
+    if (refs_ == 0) return Status::of(hipFileDriverNotInitialized);
+    if (--refs_ == 0) teardown_locked(dead);
+  }
+  destroy(dead);
   return Status::success();
 }
 
-void Driver::teardown_locked() {
+void Driver::teardown_locked(Instances& dead) {
   // Batches first (their queued operations are canceled), then registrations (each waits for
-  // its in-flight I/O), then the engine, whose threads and staging memory go away with it.
+  // its in-flight I/O), then the instances, whose engines' threads and staging memory and
+  // whose fastpath go with them (after the files: their fastpath registrations keep the
+  // library loaded anyway).
   batch_destroy_all();
   files.clear();
   buffers.clear();
-  std::shared_ptr<Engine> engine;
-  std::shared_ptr<fastpath::Fastpath> fp;
   {
     std::lock_guard lock(state_mu_);
-    engine = std::move(engine_);
-    fp = std::move(fastpath_);
+    dead.push_back(std::move(current_));
   }
-  engine.reset();
-  fp.reset();  // after the files: their fastpath registrations keep the library loaded anyway
+  for (auto& r : retired_) dead.push_back(std::move(r));
+  retired_.clear();
   stats::on_last_close();
   params_.clear();  // cuFile: parameters return to their defaults at the last close
   HIPFILE_LOG(Info, "driver closed");
+}
+
+void Driver::collect_idle_locked(Instances& dead) {
+  for (auto it = retired_.begin(); it != retired_.end();) {
+    // Requests lease only the current instance, so a retired one that only the driver holds
+    // can never be leased again.
+    if (it->use_count() == 1) {
+      dead.push_back(std::move(*it));
+      it = retired_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 std::int64_t Driver::use_count() const {
   return refs_.load();
 }
 
-std::shared_ptr<const Config> Driver::config() const {
+std::shared_ptr<Instance> Driver::lease() const {
   std::lock_guard lock(state_mu_);
-  return config_;
-}
-
-std::shared_ptr<Engine> Driver::engine() {
-  std::lock_guard lock(state_mu_);
-  if (!engine_) engine_ = std::make_shared<Engine>(*config_);
-  return engine_;
-}
-
-std::shared_ptr<fastpath::Fastpath> Driver::fastpath() const {
-  std::lock_guard lock(state_mu_);
-  return fastpath_;
+  return current_;
 }
 
 Status Driver::stage(const std::function<Status(Params&)>& change) {
@@ -113,22 +132,38 @@ Status Driver::stage(const std::function<Status(Params&)>& change) {
 
 Config Driver::effective_config() const {
   std::lock_guard lock(mu_);
-  if (refs_ > 0) return *config();
+  if (refs_ > 0) return lease()->asked();
   std::vector<Config::Problem> ignored;  // reported at open, not by every Get
   Config c = Config::from_environment(&ignored);
   params_.apply(c);
   return c;
 }
 
+Config Driver::properties_config() const {
+  {
+    std::lock_guard lock(mu_);
+    if (refs_ > 0) return lease()->config();
+  }
+  return effective_config();
+}
+
 Status Driver::set_limit(const std::function<Status(Config&)>& live, const std::function<Status(Params&)>& staged) {
-  std::lock_guard lock(mu_);
-  if (refs_ == 0) return staged(params_);
-  Config c = *config();
-  if (Status st = live(c); !st.ok()) return st;
-  std::lock_guard state(state_mu_);
-  const bool reshape = c.chunk_size != config_->chunk_size || c.pinned_limit != config_->pinned_limit;
-  config_ = std::make_shared<const Config>(std::move(c));
-  if (reshape) engine_.reset();  // later requests build an engine of the new shape
+  Instances idle;  // destroyed after the lock is released
+  {
+    std::lock_guard lock(mu_);
+    if (refs_ == 0) return staged(params_);
+    std::shared_ptr<Instance> before = lease();
+    Config c = before->asked();
+    if (Status st = live(c); !st.ok()) return st;
+    auto next = std::make_shared<Instance>(std::move(c), *before);
+    {
+      std::lock_guard state(state_mu_);
+      current_ = std::move(next);
+    }
+    retired_.push_back(std::move(before));
+    collect_idle_locked(idle);
+  }
+  destroy(idle);
   return Status::success();
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The process-wide driver state behind the C API: reference count, registration tables,
-// configuration, and the staging engine, which exists only while the driver is open and some
-// I/O has needed it.
+// The process-wide driver state behind the C API: reference count, registration tables, and
+// the driver instance of the open (lib/engine/instance.hpp): configuration in force, engine,
+// fastpath.
 #pragma once
 
 #include <atomic>
@@ -9,17 +9,15 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "engine/buffer_table.hpp"
 #include "engine/config.hpp"
 #include "engine/engine.hpp"
 #include "engine/file_table.hpp"
+#include "engine/instance.hpp"
 #include "engine/params.hpp"
 #include "engine/status.hpp"
-
-namespace hipfile::fastpath {
-class Fastpath;
-}
 
 namespace hipfile::engine {
 
@@ -45,23 +43,23 @@ class Driver {
   std::int64_t use_count() const;
   bool is_open() const { return use_count() > 0; }
 
-  /// The configuration in force (valid while open). A shared snapshot: every request reads it,
-  /// so it is handed out without copying; a setter replaces it rather than changing it.
-  std::shared_ptr<const Config> config() const;
-  /// The staging engine, started on first use. Shared: a setter that changes the engine's shape
-  /// while open drops the driver's reference, and requests in flight keep the old engine alive.
-  std::shared_ptr<Engine> engine();
-  /// The GPU-direct fastpath loaded at open (lib/fastpath), or null: the engine serves all I/O.
-  std::shared_ptr<fastpath::Fastpath> fastpath() const;
+  /// The instance in force, leased for one request (one lock round-trip): its configuration,
+  /// engine and fastpath are used together. Null while the driver is closed.
+  std::shared_ptr<Instance> lease() const;
 
   /// Parameter API (cuFile semantics). `change` edits the staged values; refused with
   /// DriverAlreadyOpen while open.
   Status stage(const std::function<Status(Params&)>& change);
-  /// The configuration Get and GetProperties report: the one in force while open, else
-  /// defaults < environment < staged parameters.
+  /// The configuration the parameter getters report: as set on the instance in force while
+  /// open, else defaults < environment < staged parameters.
   Config effective_config() const;
-  /// hipFileDriverSet*: while open, `live` edits the running configuration and the engine is
-  /// rebuilt for later requests when its shape changed; while closed, `staged` stages the value.
+  /// What hipFileDriverGetProperties reports: the instance's configuration in force while open
+  /// (the engine's shape included), else effective_config().
+  Config properties_config() const;
+  /// hipFileDriverSet*: while open, `live` edits the configuration as set and a new instance
+  /// serves later requests (with a new engine when the engine's shape changed); while closed,
+  /// `staged` stages the value. Instances no request holds any more are torn down here, on the
+  /// setter's thread, after the locks are released.
   Status set_limit(const std::function<Status(Config&)>& live, const std::function<Status(Params&)>& staged);
 
   FileTable files;
@@ -69,17 +67,21 @@ class Driver {
 
  private:
   Driver() = default;
+  using Instances = std::vector<std::shared_ptr<Instance>>;
   void open_locked();
-  void teardown_locked();
+  /// Empties the tables and hands every instance to `dead`, for the caller to destroy after
+  /// releasing mu_.
+  void teardown_locked(Instances& dead);
+  /// Moves the retired instances that no request holds into `dead`. Under mu_.
+  void collect_idle_locked(Instances& dead);
 
   // mu_ orders open and close; state_mu_ guards what I/O reads. They are separate because a
   // closing thread waits (holding mu_) for in-flight I/O, which must still reach the engine.
   mutable std::mutex mu_;
   std::atomic<std::int64_t> refs_{0};  // written under mu_, read anywhere
   mutable std::mutex state_mu_;
-  std::shared_ptr<const Config> config_ = std::make_shared<const Config>();
-  std::shared_ptr<Engine> engine_;
-  std::shared_ptr<fastpath::Fastpath> fastpath_;  // loaded at first open, dropped at last close
+  std::shared_ptr<Instance> current_;  // guarded by state_mu_; null while closed
+  Instances retired_;  // guarded by mu_: replaced by a setter, maybe still leased
   Params params_;  // guarded by mu_
 };
 

@@ -56,10 +56,9 @@ off_t current_size(int fd) noexcept {
 off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
 off_t align_up(off_t v, off_t a) noexcept { return align_down(v + a - 1, a); }
 
-// The configuration the engine runs with: parallel_io=false makes every request inline, and the
-// pinned staging it may hold, (workers + one inline lane) x depth x slot x devices, is brought
-// under pinned_limit by fewer workers, then smaller chunks (not below 64 KiB), then depth 1.
-Config shaped(Config c) {
+}  // namespace
+
+Config shape_engine(Config c) {
   if (!c.parallel_io) c.inline_threshold = SIZE_MAX;
   int ndev = 0;
   if (hipGetDeviceCount(&ndev) != hipSuccess || ndev < 1) ndev = 1;
@@ -81,8 +80,6 @@ Config shaped(Config c) {
                 asked.chunk_size >> 10, asked.staging_depth);
   return c;
 }
-
-}  // namespace
 
 struct Engine::Job {
   Request req;
@@ -167,13 +164,20 @@ struct Engine::Worker {
 };
 
 Engine::Engine(const Config& config)
-    : config_(shaped(config)),
+    : config_(config),
       chunk_(config_.chunk_size),
       slot_bytes_(config_.chunk_size + kAlignSlack),
       inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack),
       ordered_inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack, true) {}
 
+namespace {
+std::atomic<void (*)()> destroyed_hook{nullptr};
+}  // namespace
+
+void on_engine_destroyed_for_test(void (*hook)()) noexcept { destroyed_hook.store(hook); }
+
 Engine::~Engine() {
+  if (auto hook = destroyed_hook.load()) hook();
   {
     std::lock_guard lock(mu_);
     stopping_ = true;

@@ -39,8 +39,18 @@ struct Request {
   bool after_null_stream = false;
 };
 
+/// The configuration an engine runs with: parallel_io=false makes every request inline, and the
+/// pinned staging it may hold, (workers + one inline lane) x depth x slot x devices, is brought
+/// under pinned_limit by fewer workers, then smaller chunks (not below 64 KiB), then depth 1.
+Config shape_engine(Config asked);
+
+/// Tests: `hook` runs at the start of every engine's destruction, on the destroying thread
+/// (nullptr: none).
+void on_engine_destroyed_for_test(void (*hook)()) noexcept;
+
 class Engine {
  public:
+  /// `config` as shape_engine returns it.
   explicit Engine(const Config& config);
   ~Engine();
   Engine(const Engine&) = delete;

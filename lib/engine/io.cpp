@@ -83,8 +83,13 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
     r.status = Status::of(hipFileInvalidValue);
     return r;
   }
-  const std::shared_ptr<const Config> snapshot = driver.config();
-  const Config& config = *snapshot;
+  // One lease for the whole request: its configuration, engine and fastpath belong together.
+  const std::shared_ptr<Instance> instance = driver.lease();
+  if (!instance) {
+    r.status = Status::of_errno(EINVAL);  // closed since the check above
+    return r;
+  }
+  const Config& config = instance->config();
   const auto* base = static_cast<const std::byte*>(buffer_base);
   Target t;
   if (Status st = resolve(driver, base, config, t); !st.ok()) {
@@ -111,8 +116,8 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   req.size = size;
   req.offset = file_offset;
   // The fastpath loaded at open (lib/fastpath), if any; select.cpp decides per request.
-  const std::shared_ptr<fastpath::Fastpath> fp = driver.fastpath();
-  if (t.kind == gpu::MemKind::Device && !config.allow_compat && !fastpath::selects(fp.get(), config, req, t.kind)) {
+  fastpath::Fastpath* fp = instance->fastpath();
+  if (t.kind == gpu::MemKind::Device && !config.allow_compat && !fastpath::selects(fp, config, req, t.kind)) {
     // The staging engine is the compat path, and no fastpath takes this request.
     r.status = Status::of(hipFileIODisabled);
     return r;
@@ -157,8 +162,8 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   }
   // Fastpath when selected, else (and for what it could not serve) the engine; counted.path
   // becomes the fastpath's slot when it finished the request.
-  r = fastpath::execute(fp.get(), config, req, t.kind,
-                        [&driver](const Request& rq) { return driver.engine()->execute(rq); }, counted.path);
+  r = fastpath::execute(fp, config, req, t.kind,
+                        [&instance](const Request& rq) { return instance->engine().execute(rq); }, counted.path);
   if (r.ok() && dir == Direction::Write && config.durable_writes) {
     if (sys::ops.fdatasync(file->buffered_fd) != 0) r.status = Status::of_errno(errno);
   }

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#include "engine/instance.hpp"
+
+#include "fastpath/fastpath.hpp"
+
+namespace hipfile::engine {
+
+namespace {
+
+// Whether two configurations as set give engines of one shape (what shape_engine reads).
+bool same_engine_shape(const Config& a, const Config& b) {
+  return a.chunk_size == b.chunk_size && a.pinned_limit == b.pinned_limit && a.threads == b.threads &&
+         a.staging_depth == b.staging_depth && a.parallel_io == b.parallel_io &&
+         a.inline_threshold == b.inline_threshold;
+}
+
+}  // namespace
+
+Instance::Instance(Config asked, std::shared_ptr<fastpath::Fastpath> fastpath)
+    : asked_(std::move(asked)),
+      in_force_(shape_engine(asked_)),
+      fastpath_(std::move(fastpath)),
+      engine_(std::make_shared<EngineCell>()) {}
+
+Instance::Instance(Config asked, const Instance& before)
+    : asked_(std::move(asked)),
+      in_force_(shape_engine(asked_)),
+      fastpath_(before.fastpath_),
+      engine_(same_engine_shape(asked_, before.asked_) ? before.engine_ : std::make_shared<EngineCell>()) {}
+
+Engine& Instance::engine() {
+  EngineCell& cell = *engine_;
+  std::call_once(cell.started, [&] { cell.engine = std::make_unique<Engine>(in_force_); });
+  return *cell.engine;
+}
+
+}  // namespace hipfile::engine

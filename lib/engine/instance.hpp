@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// The driver instance (DESIGN.md, "The driver instance"): what one driver open runs with. The
+// configuration in force, the staging engine built from it on first use, the fastpath loaded at
+// open. A request leases the current instance once (Driver::lease) and uses nothing else, so
+// its configuration, engine and fastpath always agree. A setter makes a new instance for later
+// requests; the driver keeps the old one until no request holds it and then tears it down on a
+// setter's or the closing thread, outside the driver's locks (never on an I/O thread or in a
+// host callback, where the engine's lanes freeing pinned memory could wait on the device).
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "engine/config.hpp"
+#include "engine/engine.hpp"
+
+namespace hipfile::fastpath {
+class Fastpath;
+}
+
+namespace hipfile::engine {
+
+class Instance {
+ public:
+  /// The first instance of an open. `asked` is the configuration as set (defaults <
+  /// environment < parameters); the engine's shape is derived from it here.
+  Instance(Config asked, std::shared_ptr<fastpath::Fastpath> fastpath);
+  /// A setter's successor: `asked` edited from `before`'s. It shares `before`'s fastpath, and
+  /// its engine too when the engine's shape does not change.
+  Instance(Config asked, const Instance& before);
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  /// The configuration as set: what the parameter getters report and setters edit.
+  const Config& asked() const noexcept { return asked_; }
+  /// The configuration in force: `asked` with the engine's threads, chunk and depth brought
+  /// under the pinned-memory limit. Requests, the engine and hipFileDriverGetProperties use it.
+  const Config& config() const noexcept { return in_force_; }
+  fastpath::Fastpath* fastpath() const noexcept { return fastpath_.get(); }
+  /// The staging engine of this configuration, started on first use (a failed start throws
+  /// and is tried again by the next request).
+  Engine& engine();
+
+ private:
+  // The engine and its start, shared by the instances of one engine shape.
+  struct EngineCell {
+    std::once_flag started;
+    std::unique_ptr<Engine> engine;
+  };
+
+  Config asked_;
+  Config in_force_;
+  std::shared_ptr<fastpath::Fastpath> fastpath_;
+  std::shared_ptr<EngineCell> engine_;
+};
+
+}  // namespace hipfile::engine
