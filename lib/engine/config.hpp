@@ -32,6 +32,9 @@ struct Config {
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
   // then depth to fit; it never goes below one thread, one 64 KiB slot.
   std::size_t pinned_limit = std::size_t{32} << 30;
+  // Set by shape_engine (not a knob): lanes per device in each of the engine's two pools for
+  // requests run on their callers' threads; callers past it wait for a lane.
+  unsigned inline_lanes = 0;
 
   // Reported by hipFileDriverGetProperties and the parameter API; no engine effect (see
   // doc/configuration.md).

@@ -56,6 +56,13 @@ off_t current_size(int fd) noexcept {
 off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
 off_t align_up(off_t v, off_t a) noexcept { return align_down(v + a - 1, a); }
 
+std::size_t inline_chunk(const Config& c) {
+  // Requests run on callers' threads are at most inline_threshold: their slots need no more
+  // (whole pages, at least one), and never more than a worker's chunk.
+  const std::size_t wanted = std::max<std::size_t>(4096, (std::min(c.inline_threshold, c.chunk_size) + 4095) & ~std::size_t{4095});
+  return std::min(wanted, c.chunk_size);
+}
+
 }  // namespace
 
 Config shape_engine(Config c) {
@@ -63,9 +70,10 @@ Config shape_engine(Config c) {
   int ndev = 0;
   if (hipGetDeviceCount(&ndev) != hipSuccess || ndev < 1) ndev = 1;
   unsigned threads = c.effective_threads();
+  // Per device: each worker's lane, and as many lanes again in each pool for callers' threads.
   auto need = [&] {
-    return static_cast<std::size_t>(threads + 1) * c.staging_depth * (c.chunk_size + kAlignSlack) *
-           static_cast<std::size_t>(ndev);
+    const std::size_t lane = c.chunk_size + kAlignSlack, inline_lane = inline_chunk(c) + kAlignSlack;
+    return static_cast<std::size_t>(threads) * c.staging_depth * (lane + 2 * inline_lane) * static_cast<std::size_t>(ndev);
   };
   const Config asked = c;
   const unsigned asked_threads = threads;
@@ -74,6 +82,7 @@ Config shape_engine(Config c) {
     c.chunk_size = std::max<std::size_t>(64u << 10, (c.chunk_size / 2 + 4095) & ~std::size_t{4095});
   while (need() > c.pinned_limit && c.staging_depth > 1) --c.staging_depth;
   c.threads = threads;
+  c.inline_lanes = threads;
   if (threads != asked_threads || c.chunk_size != asked.chunk_size || c.staging_depth != asked.staging_depth)
     HIPFILE_LOG(Info, "pinned memory limit %zu KiB: engine uses %u threads, %zu KiB chunks, depth %u (asked %u, %zu KiB, %u)",
                 c.pinned_limit >> 10, threads, c.chunk_size >> 10, c.staging_depth, asked_threads,
@@ -167,8 +176,10 @@ Engine::Engine(const Config& config)
     : config_(config),
       chunk_(config_.chunk_size),
       slot_bytes_(config_.chunk_size + kAlignSlack),
-      inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack),
-      ordered_inline_lanes_(std::max(1u, config_.staging_depth), config_.chunk_size + kAlignSlack, true) {}
+      inline_chunk_(inline_chunk(config_)),
+      inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes),
+      ordered_inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes,
+                            true) {}
 
 namespace {
 std::atomic<void (*)()> destroyed_hook{nullptr};
@@ -276,7 +287,7 @@ IoResult Engine::execute(const Request& req) {
   job->lost = job->end;
 
   const bool inline_run = req.size <= config_.inline_threshold;
-  off_t chunk = static_cast<off_t>(chunk_);
+  off_t chunk = static_cast<off_t>(inline_run ? inline_chunk_ : chunk_);
   std::ptrdiff_t share = 1;
   if (!inline_run) {
     std::call_once(started_, [this] { start_workers(); });

@@ -84,6 +84,7 @@ class Engine {
   Config config_;
   std::size_t chunk_;
   std::size_t slot_bytes_;
+  std::size_t inline_chunk_;       // chunk and slot size (less slack) of requests on callers' threads
   LanePool inline_lanes_;          // non-blocking streams: async and batch requests
   LanePool ordered_inline_lanes_;  // blocking streams: sync requests ordered after the NULL stream
 

@@ -155,23 +155,41 @@ void release_lane(std::unique_ptr<Lane> lane) noexcept {
 
 std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
   {
-    std::lock_guard lock(mu_);
-    for (auto it = free_.begin(); it != free_.end(); ++it) {
-      if ((*it)->device() == device) {
-        std::unique_ptr<Lane> lane = std::move(*it);
-        free_.erase(it);
-        return lane;
+    std::unique_lock lock(mu_);
+    for (;;) {
+      for (auto it = free_.begin(); it != free_.end(); ++it) {
+        if ((*it)->device() == device) {
+          std::unique_ptr<Lane> lane = std::move(*it);
+          free_.erase(it);
+          return lane;
+        }
       }
+      if (lanes_[device] < max_lanes_) break;
+      returned_.wait(lock);
     }
+    ++lanes_[device];  // counted before it exists, so that racing callers stay under the cap
   }
-  return Lane::create(device, depth_, slot_bytes_, st, false, follows_null_stream_);
+  std::unique_ptr<Lane> lane = Lane::create(device, depth_, slot_bytes_, st, false, follows_null_stream_);
+  if (!lane) {
+    std::lock_guard lock(mu_);
+    --lanes_[device];
+    returned_.notify_all();
+  }
+  return lane;
 }
 
 void LanePool::release(std::unique_ptr<Lane> lane) {
   if (!lane) return;
-  if (lane->poisoned()) return release_lane(std::move(lane));
   std::lock_guard lock(mu_);
-  free_.push_back(std::move(lane));
+  if (lane->poisoned()) {
+    // Never reused (its memory may still be in use) and no longer counted: a new lane may take
+    // its place, so one failure cannot leave callers waiting for ever.
+    --lanes_[lane->device()];
+    release_lane(std::move(lane));
+  } else {
+    free_.push_back(std::move(lane));
+  }
+  returned_.notify_all();
 }
 
 void LanePool::clear() {
@@ -179,6 +197,7 @@ void LanePool::clear() {
   {
     std::lock_guard lock(mu_);
     all.swap(free_);
+    for (const auto& lane : all) --lanes_[lane->device()];
   }
 }
 

@@ -6,7 +6,9 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include <condition_variable>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -65,20 +67,26 @@ class Lane {
 /// Destroys a lane, or leaks it when poisoned: its memory may still be in use by the device.
 void release_lane(std::unique_ptr<Lane> lane) noexcept;
 
-/// Lanes for requests run on their callers' threads, per device, handed out and returned.
+/// Lanes for requests run on their callers' threads, per device, handed out and returned. At
+/// most `max_lanes` lanes of a device exist at once (the pinned-memory budget counts them): a
+/// caller finding all of them out waits for one to come back.
 class LanePool {
  public:
-  LanePool(unsigned depth, std::size_t slot_bytes, bool follows_null_stream = false)
-      : depth_(depth), slot_bytes_(slot_bytes), follows_null_stream_(follows_null_stream) {}
+  LanePool(unsigned depth, std::size_t slot_bytes, unsigned max_lanes, bool follows_null_stream = false)
+      : depth_(depth), slot_bytes_(slot_bytes), max_lanes_(max_lanes < 1 ? 1 : max_lanes),
+        follows_null_stream_(follows_null_stream) {}
   std::unique_ptr<Lane> acquire(int device, Status& st);
   void release(std::unique_ptr<Lane> lane);
   void clear();
 
  private:
   std::mutex mu_;
+  std::condition_variable returned_;
   std::vector<std::unique_ptr<Lane>> free_;
+  std::map<int, unsigned> lanes_;  // per device: lanes created and not destroyed (out or free)
   unsigned depth_;
   std::size_t slot_bytes_;
+  unsigned max_lanes_;
   bool follows_null_stream_;
 };
 

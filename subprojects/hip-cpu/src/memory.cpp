@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cerrno>
+#include <algorithm>
 #include <map>
 #include <shared_mutex>
 
@@ -29,6 +30,8 @@ struct Registry {
     std::map<std::uintptr_t, AllocationRef> by_base;
     std::array<std::size_t, kMaxDevices> live_device{};  // hipMalloc'ed, not yet hipFree'd
     std::size_t live_host = 0;                           // hipHostMalloc'ed, not yet freed
+    std::size_t live_host_bytes = 0;                     // their sizes
+    std::size_t peak_host_bytes = 0;                     // the most live_host_bytes has been
 };
 
 // Leaked on purpose: worker threads may drop the last reference to an allocation at exit.
@@ -75,7 +78,11 @@ void insert(const AllocationRef &al) {
     std::unique_lock g(r.m);
     r.by_base.emplace(al->base, al);
     if (al->kind == MemKind::Device) ++r.live_device[std::size_t(al->device)];
-    if (al->kind == MemKind::PinnedHost) ++r.live_host;
+    if (al->kind == MemKind::PinnedHost) {
+        ++r.live_host;
+        r.live_host_bytes += al->size;
+        r.peak_host_bytes = std::max(r.peak_host_bytes, r.live_host_bytes);
+    }
 }
 
 // Remove the allocation that starts exactly at p and is of kind k. Null if there is none.
@@ -87,7 +94,10 @@ AllocationRef remove(const void *p, MemKind k) {
     AllocationRef al = std::move(it->second);
     r.by_base.erase(it);
     if (k == MemKind::Device) --r.live_device[std::size_t(al->device)];
-    if (k == MemKind::PinnedHost) --r.live_host;
+    if (k == MemKind::PinnedHost) {
+        --r.live_host;
+        r.live_host_bytes -= al->size;
+    }
     return al;
 }
 
@@ -448,6 +458,14 @@ size_t hipcpuLiveHostAllocations(void) {
     auto &r = hipcpu::registry();
     std::shared_lock g(r.m);
     return r.live_host;
+}
+
+size_t hipcpuPeakHostBytes(int reset) {
+    auto &r = hipcpu::registry();
+    std::unique_lock g(r.m);
+    const std::size_t peak = r.peak_host_bytes;
+    if (reset) r.peak_host_bytes = r.live_host_bytes;
+    return peak;
 }
 
 void hipcpuSetTrailingGuard(size_t bytes) { hipcpu::trailing_guard.store(bytes); }

@@ -44,6 +44,10 @@ HIPCPU_API_EXPORT size_t hipcpuLiveDeviceAllocations(int device);
 /* Number of hipHostMalloc allocations that have not been hipHostFree'd. */
 HIPCPU_API_EXPORT size_t hipcpuLiveHostAllocations(void);
 
+/* The most bytes of hipHostMalloc memory live at once (their sizes as asked), since the start or
+ * the last reset; `reset` non-zero starts the peak again from what is live now. */
+HIPCPU_API_EXPORT size_t hipcpuPeakHostBytes(int reset);
+
 /*
  * Device of the hipMalloc allocation that contains `ptr` (interior pointers too), or -1 for
  * anything else (host, managed, unknown, NULL).
