@@ -2,6 +2,7 @@
 #include "engine/batch.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
 
@@ -16,6 +17,10 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::unordered_map<hipFileBatchHandle_t, std::shared_ptr<Batch>> batches;
+  // Handles are numbers never handed out twice (not the object's address, which the allocator
+  // reuses at once): a handle kept past hipFileBatchIODestroy never reaches a later batch.
+  // Odd, so that no handle is a plausible pointer either.
+  std::uintptr_t next = 0x10001;
 };
 
 Registry& registry() {
@@ -155,7 +160,8 @@ hipFileError_t batch_setup(hipFileBatchHandle_t* out, unsigned max_nr) {
   auto batch = std::make_shared<Batch>(max_nr);
   Registry& r = registry();
   std::lock_guard lock(r.mu);
-  hipFileBatchHandle_t handle = batch.get();
+  auto handle = reinterpret_cast<hipFileBatchHandle_t>(r.next);
+  r.next += 2;
   r.batches.emplace(handle, std::move(batch));
   *out = handle;
   return {hipFileSuccess, hipSuccess};

@@ -53,6 +53,24 @@ TEST_CASE("setup limits") {
   hipFileBatchIODestroy(nullptr);  // ignored
 }
 
+TEST_CASE("a handle kept past its destroy never reaches a later batch") {
+  // The allocator hands a freed object's address out again at once: a handle that was the
+  // address would name the next batch.
+  hipFileBatchHandle_t old = nullptr;
+  HF_OK(hipFileBatchIOSetUp(&old, 4));
+  hipFileBatchIODestroy(old);
+  std::vector<hipFileBatchHandle_t> later(64);
+  for (auto& b : later) HF_OK(hipFileBatchIOSetUp(&b, 4));
+  for (auto b : later) CHECK(b != old);
+  unsigned nr = 0;
+  hipFileIOEvents_t ev[1];
+  CHECK(hipFileBatchIOGetStatus(old, 0, &nr, ev, nullptr).err == hipFileInvalidValue);
+  CHECK(hipFileBatchIOCancel(old).err == hipFileInvalidValue);
+  hipFileBatchIODestroy(old);  // ignored: every later batch still works
+  for (auto b : later) CHECK(hipFileBatchIOCancel(b).err == hipFileSuccess);
+  for (auto b : later) hipFileBatchIODestroy(b);
+}
+
 TEST_CASE("a 128-entry batch of mixed reads and writes, byte for byte") {
   DriverScope drv;
   constexpr unsigned n = 128;
