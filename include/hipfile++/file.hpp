@@ -12,6 +12,7 @@
 #include <hipfile/hipfile.h>
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -82,13 +83,15 @@ class File {
     if (flags & O_DIRECT) direct = DirectIo::require;
     int f = flags | O_CLOEXEC;
     f = direct == DirectIo::off ? (f & ~O_DIRECT) : (f | O_DIRECT);
-    int fd = detail::open_retry(path, f, mode);
-    if (fd < 0 && errno == EINVAL && direct == DirectIo::prefer) {
-      // The file system refused O_DIRECT. With O_CREAT | O_EXCL the first attempt may already
-      // have created the file (Linux checks O_DIRECT after creating), so O_EXCL is dropped.
-      int retry = f & ~O_DIRECT;
-      if ((retry & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) retry &= ~O_EXCL;
-      fd = detail::open_retry(path, retry, mode);
+    int fd;
+    if (direct != DirectIo::off && (f & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
+      // Linux checks O_DIRECT after creating: a refused O_DIRECT would leave the file made and
+      // a retry could no longer be exclusive. Created first, O_DIRECT added after.
+      fd = detail::create_exclusive(path, f, mode, direct == DirectIo::require);
+    } else {
+      fd = detail::open_retry(path, f, mode);
+      if (fd < 0 && errno == EINVAL && direct == DirectIo::prefer)
+        fd = detail::open_retry(path, f & ~O_DIRECT, mode);  // the file system refused O_DIRECT
     }
     auto where = std::make_shared<const std::string>(path);
     if (fd < 0) return unexpected(Error::last_errno().in(Context{Operation::open, where, {}, {}}));
@@ -186,13 +189,11 @@ class File {
     struct stat st {};
     if (::fstat(fd_, &st) != 0) return unexpected(Error::last_errno().in(context(Operation::stat)));
     if (S_ISBLK(st.st_mode)) {
-      // fstat reports 0 for block devices; the end offset is their capacity. pread/pwrite
-      // ignore the file position, but C code sharing the descriptor might not, so restore it.
-      const off_t pos = ::lseek(fd_, 0, SEEK_CUR);
-      const off_t end = ::lseek(fd_, 0, SEEK_END);
-      if (end < 0) return unexpected(Error::last_errno().in(context(Operation::stat)));
-      if (pos >= 0) (void)::lseek(fd_, pos, SEEK_SET);
-      return static_cast<std::uint64_t>(end);
+      // fstat reports 0 for block devices; their capacity comes from the device, without moving
+      // the file position that other users of the descriptor share.
+      std::uint64_t bytes = 0;
+      if (::ioctl(fd_, detail::kBlockDeviceBytes, &bytes) != 0) return unexpected(Error::last_errno().in(context(Operation::stat)));
+      return bytes;
     }
     return static_cast<std::uint64_t>(st.st_size);
   }

@@ -10,6 +10,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -250,6 +254,58 @@ TEST_CASE("File::open falls back to buffered I/O where O_DIRECT is refused", "[f
     REQUIRE(f.has_value());
     CHECK_FALSE(f->direct());
   }
+}
+
+TEST_CASE("An exclusive create stays exclusive and gets O_DIRECT where the file system has it", "[file]") {
+  const std::string path = t::test_dir() + "/hipfile-excl-" + std::to_string(::getpid());
+  ::unlink(path.c_str());
+  auto f = File::open(path, O_RDWR | O_CREAT | O_EXCL);
+  REQUIRE(f.has_value());
+  const int probe = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  CHECK(f->direct() == (probe >= 0));  // O_DIRECT added after the create, where it works
+  if (probe >= 0) ::close(probe);
+  CHECK((::fcntl(f->fd(), F_GETFL) & O_DIRECT) == (f->direct() ? O_DIRECT : 0));
+  auto again = File::open(path, O_RDWR | O_CREAT | O_EXCL);  // made by the first call
+  REQUIRE_FALSE(again.has_value());
+  CHECK(again.error() == Error::from_errno(EEXIST));
+  ::unlink(path.c_str());
+}
+
+TEST_CASE("File::size of a block device is its capacity, and the file position stays", "[file]") {
+  // Any block device of at least 8 KiB this process may open (containers often allow none).
+  std::string name;
+  std::uint64_t bytes = 0;
+  int fd = -1;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/sys/class/block", ec)) {
+    std::uint64_t sectors = 0;
+    std::FILE* sz = std::fopen((entry.path() / "size").c_str(), "r");
+    if (sz == nullptr) continue;
+    const bool read = std::fscanf(sz, "%" SCNu64, &sectors) == 1;
+    std::fclose(sz);
+    if (!read || sectors < 16) continue;
+    fd = ::open(("/dev/" + entry.path().filename().string()).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    name = entry.path().filename().string();
+    bytes = sectors * 512;
+    break;
+  }
+  if (fd < 0) {
+    WARN("no block device can be opened: nothing to check");
+    return;
+  }
+  CAPTURE(name);
+  REQUIRE(::lseek(fd, 4096, SEEK_SET) == 4096);
+  auto f = File::adopt(fd);
+  if (!f) {
+    ::close(fd);
+    WARN("the block device cannot be registered: nothing to check");
+    return;
+  }
+  auto size = f->size();
+  REQUIRE(size.has_value());
+  CHECK(*size == bytes);
+  CHECK(::lseek(f->fd(), 0, SEEK_CUR) == 4096);
 }
 
 TEST_CASE("File I/O failures return the right Error", "[file]") {
