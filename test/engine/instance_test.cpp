@@ -11,6 +11,7 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "../c_api/helpers.hpp"
@@ -108,15 +109,25 @@ ssize_t measured_pread(int fd, void* buf, size_t count, off_t offset) {
   return ::pread(fd, buf, count, offset);
 }
 
+// An open driver, a registered file of `n` bytes (pattern `seed`) and a device buffer as large.
+struct OpenFile {
+  ClosedDriver guard;
+  bool opened = hipFileDriverOpen().err == hipFileSuccess;
+  std::size_t n;
+  TempFile f;
+  Registered r;
+  DeviceMem dev;
+  OpenFile(std::size_t size, std::uint64_t seed) : n(size), f(size, seed), r(f.path(), O_RDONLY), dev(size) {
+    REQUIRE(opened);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("A live pinned-limit change during async I/O: the I/O completes, its engine is torn down at close", "[instance]") {
-  ClosedDriver guard;
-  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
-  const std::size_t n = 8 * kMiB;
-  TempFile f(n, 81);
-  Registered r(f.path(), O_RDONLY);
-  DeviceMem dev(n), other(n);
+  OpenFile o(8 * kMiB, 81);
+  auto [n, r, dev] = std::tie(o.n, o.r, o.dev);
+  DeviceMem other(n);
   hipStream_t s = nullptr;
   HIP_CHECK(hipStreamCreate(&s));
   REQUIRE(hipFileRead(r.handle, other.get(), n, 0, 0) == static_cast<ssize_t>(n));  // the engine is up
@@ -153,12 +164,8 @@ TEST_CASE("A live pinned-limit change during async I/O: the I/O completes, its e
 }
 
 TEST_CASE("A live limit change with no I/O in flight tears the old engine down outside the driver's locks", "[instance]") {
-  ClosedDriver guard;
-  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
-  const std::size_t n = 4 * kMiB;
-  TempFile f(n, 82);
-  Registered r(f.path(), O_RDONLY);
-  DeviceMem dev(n);
+  OpenFile o(4 * kMiB, 82);
+  auto [n, r, dev] = std::tie(o.n, o.r, o.dev);
   REQUIRE(hipFileRead(r.handle, dev.get(), n, 0, 0) == static_cast<ssize_t>(n));
   TeardownWatch watch;
   REQUIRE(hipFileDriverSetMaxDirectIOSize(256).err == hipFileSuccess);  // KiB
@@ -176,12 +183,8 @@ TEST_CASE("A live limit change with no I/O in flight tears the old engine down o
 }
 
 TEST_CASE("GetProperties reports the chunk that requests use, under a pinned limit that shrinks it", "[instance]") {
-  ClosedDriver guard;
-  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
-  const std::size_t n = 16 * kMiB;
-  TempFile f(n, 83);
-  Registered r(f.path(), O_RDONLY);
-  DeviceMem dev(n);
+  OpenFile o(16 * kMiB, 83);
+  auto [n, r, dev] = std::tie(o.n, o.r, o.dev);
   // 256 KiB of pinned memory cannot hold 4 MiB chunks for any number of workers.
   REQUIRE(hipFileDriverSetMaxDirectIOSize(4096).err == hipFileSuccess);
   REQUIRE(hipFileDriverSetMaxPinnedMemSize(256).err == hipFileSuccess);
