@@ -26,6 +26,13 @@ unsigned Config::effective_threads() const noexcept {
   return std::clamp(hw == 0 ? 4u : hw, 2u, 16u);
 }
 
+unsigned Config::effective_async_threads() const noexcept {
+  if (async_threads != 0) return async_threads;
+  // More threads than the engine's workers only queue large requests behind them, which cost
+  // many reads in flight more than half their rate (bench/RESULTS.md, "hipfile++ futures and the executor").
+  return std::clamp(std::thread::hardware_concurrency(), 8u, 16u);
+}
+
 bool parse_size(const char* text, std::size_t& out) noexcept {
   // strtoull alone would skip spaces and accept a sign ("-1" wraps to the largest value).
   if (text == nullptr || *text < '0' || *text > '9') return false;
@@ -101,6 +108,20 @@ struct EnvReader {
     }
   }
 
+  // A plain decimal count, parsed with overflow checks: 4294967297 is out of range, not 1.
+  void count(const char* name, unsigned& field, std::size_t min, std::size_t max) {
+    const char* v = env::get(name);
+    if (v == nullptr) return;
+    std::size_t parsed = 0;
+    if (!parse_count(v, parsed) || parsed < min || parsed > max) {
+      char expected[64];
+      std::snprintf(expected, sizeof expected, "%zu-%zu", min, max);
+      complain(name, v, expected);
+      return;
+    }
+    field = static_cast<unsigned>(parsed);
+  }
+
   void boolean(const char* name, bool& field) {
     const char* v = env::get(name);
     if (v == nullptr) return;
@@ -170,6 +191,8 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   c.map_max_threads = static_cast<unsigned>(map_max_threads);
   c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
+  env.count("HIPFILE_ASYNC_THREADS", c.async_threads, 1, 256);
+  env.boolean("HIPFILE_UNSUPPORTED_FILE_SYSTEMS", c.unsupported_file_systems);
   env.boolean("HIPFILE_PROFILE_NVTX", c.nvtx);
   env.path("HIPFILE_CUFILE_LIBRARY", c.cufile_library);
   std::size_t stats = c.stats_level;

@@ -35,6 +35,8 @@ struct Config {
   // Set by shape_engine (not a knob): lanes per device in each of the engine's two pools for
   // requests run on their callers' threads; callers past it wait for a lane.
   unsigned inline_lanes = 0;
+  unsigned async_threads = 0;              // HIPFILE_ASYNC_THREADS: executor threads; 0 = automatic
+  bool unsupported_file_systems = false;   // HIPFILE_UNSUPPORTED_FILE_SYSTEMS: amd-ais on any file system
 
   // Reported by hipFileDriverGetProperties and the parameter API; no engine effect (see
   // doc/configuration.md).
@@ -66,6 +68,9 @@ struct Config {
 
   /// Worker count after resolving 0 = automatic.
   unsigned effective_threads() const noexcept;
+  /// Executor thread count after resolving 0 = automatic: as many as the engine's automatic
+  /// workers, and at least 8 (small requests run on the executor thread itself).
+  unsigned effective_async_threads() const noexcept;
 
   /// Defaults overridden by the environment. Malformed values are ignored; each is described in
   /// `problems` as {key, message} (key = "VAR=value", for log::once), or logged at once as a

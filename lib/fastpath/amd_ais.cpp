@@ -21,7 +21,6 @@
 #include <cstring>
 #include <string>
 
-#include "engine/env.hpp"
 #include "engine/config.hpp"
 #include "engine/log.hpp"
 
@@ -116,7 +115,7 @@ class AmdAis final : public Fastpath {
 
 }  // namespace
 
-std::shared_ptr<Fastpath> load_amd_ais(const Config&, Report& report) {
+std::shared_ptr<Fastpath> load_amd_ais(const Config& config, Report& report) {
   report = Report{};
   auto rd = reinterpret_cast<AmdFileIoFn>(find("hipAmdFileRead"));
   auto wr = reinterpret_cast<AmdFileIoFn>(find("hipAmdFileWrite"));
@@ -124,8 +123,7 @@ std::shared_ptr<Fastpath> load_amd_ais(const Config&, Report& report) {
     report.reason = "hipAmdFileRead/Write not found in the HIP runtime (needs ROCm >= 7.2); every I/O uses the engine";
     return nullptr;
   }
-  bool any_fs = false;
-  if (const char* v = engine::env::get("HIPFILE_UNSUPPORTED_FILE_SYSTEMS")) (void)engine::parse_bool(v, any_fs);
+  const bool any_fs = config.unsupported_file_systems;
   report.fastpath = "amd-ais";
   report.gds = true;
   report.reason = std::string("hipAmdFileRead/Write resolved; aligned device I/O on ") +

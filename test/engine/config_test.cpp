@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/async.hpp"
 #include "engine/config.hpp"
 #include "engine/env.hpp"
 
@@ -42,18 +42,31 @@ TEST_CASE("Numbers are parsed with overflow checks, never wrapped", "[config]") 
   CHECK((hipfile::engine::parse_count("18446744073709551615", v) && v == SIZE_MAX));
   CHECK_FALSE(hipfile::engine::parse_count("4k", v));
   // 2^32 + 1 threads is out of range, not one thread.
-  ::setenv("HIPFILE_ASYNC_THREADS", "4294967297", 1);
-  const unsigned automatic = [] {
-    ::unsetenv("HIPFILE_ASYNC_THREADS");
-    return hipfile::engine::async_threads_from_environment();
-  }();
+  ::unsetenv("HIPFILE_ASYNC_THREADS");
+  const unsigned automatic = hipfile::engine::Config::from_environment().effective_async_threads();
   // Automatic: as many as the engine's automatic workers (one per core up to 16), at least 8.
   CHECK(automatic == std::clamp(std::thread::hardware_concurrency(), 8u, 16u));
+  std::vector<hipfile::engine::Config::Problem> problems;
   ::setenv("HIPFILE_ASYNC_THREADS", "4294967297", 1);
-  CHECK(hipfile::engine::async_threads_from_environment() == automatic);
+  CHECK(hipfile::engine::Config::from_environment(&problems).effective_async_threads() == automatic);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].message == "ignoring HIPFILE_ASYNC_THREADS=\"4294967297\": expected 1-256");
   ::setenv("HIPFILE_ASYNC_THREADS", "3", 1);
-  CHECK(hipfile::engine::async_threads_from_environment() == 3);
+  CHECK(hipfile::engine::Config::from_environment().effective_async_threads() == 3);
   ::unsetenv("HIPFILE_ASYNC_THREADS");
+}
+
+TEST_CASE("HIPFILE_UNSUPPORTED_FILE_SYSTEMS is read with the other knobs", "[config]") {
+  ::unsetenv("HIPFILE_UNSUPPORTED_FILE_SYSTEMS");
+  CHECK_FALSE(hipfile::engine::Config::from_environment().unsupported_file_systems);
+  ::setenv("HIPFILE_UNSUPPORTED_FILE_SYSTEMS", "yes", 1);
+  CHECK(hipfile::engine::Config::from_environment().unsupported_file_systems);
+  std::vector<hipfile::engine::Config::Problem> problems;
+  ::setenv("HIPFILE_UNSUPPORTED_FILE_SYSTEMS", "maybe", 1);
+  CHECK_FALSE(hipfile::engine::Config::from_environment(&problems).unsupported_file_systems);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].key == "HIPFILE_UNSUPPORTED_FILE_SYSTEMS=maybe");
+  ::unsetenv("HIPFILE_UNSUPPORTED_FILE_SYSTEMS");
 }
 
 TEST_CASE("A privileged process reads no knob, and ignores path knobs with a warning", "[config][env]") {
