@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Stream-ordered I/O: see engine/async.hpp for the design and the bytes-result convention.
+// Stream-ordered I/O: see engine/async.hpp for the design, engine/io.hpp for the bytes-result convention.
 #include <hipfile/hipfile.h>
 
 #include "api/guard.hpp"

@@ -1,122 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "engine/async.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <climits>
+#include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
-#include <functional>
 #include <memory>
-#include <stdexcept>
-#include <string>
+#include <mutex>
 #include <unordered_map>
+#include <vector>
 
-#include "engine/config.hpp"
 #include "engine/driver.hpp"
-#include "engine/env.hpp"
-#include "engine/log.hpp"
+#include "engine/executor.hpp"
+#include "engine/instance.hpp"
 #include "engine/io.hpp"
 #include "gpu/hip.hpp"
 
 namespace hipfile::engine {
 
-ssize_t async_result(const IoResult& r) noexcept {
-  if (r.ok()) return r.bytes;
-  if (r.status.sys != 0) return -static_cast<ssize_t>(r.status.sys);
-  return -static_cast<ssize_t>(r.status.op == hipFileSuccess ? hipFileInternalError : r.status.op);
-}
-
-Status check_region(const void* buffer_base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) {
-  if (buffer_base == nullptr || file_offset < 0 || buffer_offset < 0 ||
-      size > static_cast<std::size_t>(LLONG_MAX) || file_offset > LLONG_MAX - static_cast<hoff_t>(size))
-    return Status::of(hipFileInvalidValue);
-  const auto* base = static_cast<const std::byte*>(buffer_base);
-  std::size_t usable = SIZE_MAX;
-  if (Lease<Buffer> reg = Driver::get().buffers.find_containing(base)) {
-    usable = static_cast<std::size_t>(reg->base + reg->length - base);
-  } else {
-    gpu::PointerInfo info;
-    if (hipError_t e = gpu::query_pointer(base, info); e != hipSuccess) return Status::of_hip(e);
-    if (info.alloc_base != nullptr) usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
-    if (gpu::bound_unknown(info)) return Status::of(hipFileInvalidValue);  // as do_io (engine/io.cpp)
-  }
-  const auto off = static_cast<std::size_t>(buffer_offset);
-  if (off > usable || size > usable - off || (off == usable && usable != 0 && size != 0))
-    return Status::of(hipFileInvalidValue);
-  return Status::success();
-}
-
-// ---- Executor -----------------------------------------------------------------------------------
-
-Executor& Executor::get() {
-  static Executor* e = new Executor;  // leaked: threads may still run at exit
-  return *e;
-}
-
-Executor::Executor() {
-  unsigned n = async_threads_from_environment();
-  threads_.reserve(n);
-  // A thread that cannot be created leaves a smaller pool; none at all is an error for the caller.
-  for (unsigned i = 0; i < n; ++i) {
-    try {
-      threads_.emplace_back([this] { main(); });
-    } catch (...) {
-      break;
-    }
-  }
-  if (threads_.empty()) throw std::runtime_error("no executor thread could be started");
-  for (auto& t : threads_) t.detach();
-}
-
-unsigned async_threads_from_environment() {
-  // As many as the staging engine's automatic workers (one per core, up to 16), and at least 8
-  // for small requests, which run on the executor thread itself. More threads than workers only
-  // queue large requests behind the workers, and that queue cost the H200 more than half of the
-  // rate of 256 reads of 4 MiB in flight (bench/RESULTS.md, hipfile++ futures).
-  const unsigned automatic = std::clamp(std::thread::hardware_concurrency(), 8u, 16u);
-  const char* v = env::get("HIPFILE_ASYNC_THREADS");
-  if (v == nullptr) return automatic;
-  std::size_t n = 0;
-  // Parsed with overflow checks: 4294967297 is out of range, not 1.
-  if (!parse_count(v, n) || n < 1 || n > 256) {
-    log::once(std::string("HIPFILE_ASYNC_THREADS=") + v, log::Level::Warn,
-              "ignoring HIPFILE_ASYNC_THREADS=\"%s\": expected 1-256", v);
-    return automatic;
-  }
-  return static_cast<unsigned>(n);
-}
-
-void Executor::post(std::function<void()> task) {
-  Tasks one;
-  one.push_back(std::move(task));  // may throw: nothing is queued then
-  post(one);
-}
-
-void Executor::post(Tasks& prepared) noexcept {
-  {
-    std::lock_guard lock(mu_);
-    queue_.splice(queue_.end(), prepared);  // allocates nothing, cannot throw
-  }
-  wake_.notify_all();
-}
-
-void Executor::main() {
-  for (;;) {
-    Tasks one;
-    {
-      std::unique_lock lock(mu_);
-      wake_.wait(lock, [&] { return !queue_.empty(); });
-      one.splice(one.end(), queue_, queue_.begin());
-    }
-    std::function<void()>& task = one.front();
-    try {
-      task();
-    } catch (...) {
-      // A task reports its own failure; nothing may take the thread down.
-    }
-  }
-}
 
 namespace {
 
@@ -242,6 +143,7 @@ struct AsyncOp {
   hoff_t file_offset = 0;
   hoff_t buffer_offset = 0;
   FlagSlot slot;
+  std::shared_ptr<Instance> instance;  // its executor runs the operation; released when it is done
   Executor::Tasks task;  // the executor's queue node, made at submission: the hand-off allocates nothing
 
   std::mutex mu;
@@ -293,7 +195,7 @@ IoResult run_op(AsyncOp* op) {
 void execute(AsyncOp* op) noexcept {
   // Canceled: the submission returned an error, so the caller may have freed the buffer and
   // *bytes already. Nothing is read or written; the word is raised only to keep it growing.
-  if (op->wait_decision() == Decision::Armed) *op->bytes_p = async_result(run_op(op));
+  if (op->wait_decision() == Decision::Armed) *op->bytes_p = bytes_result(run_op(op));
   flags().signal_and_release(op->slot);
   op->unref();
 }
@@ -302,7 +204,7 @@ void execute(AsyncOp* op) noexcept {
 // queue node was made at submission, so this allocates nothing and throws nothing.
 void hand_off(void* p) noexcept {
   auto* op = static_cast<AsyncOp*>(p);
-  Executor::get().post(op->task);
+  op->instance->executor().post(op->task);  // started at submission: this only queues
 }
 
 }  // namespace
@@ -327,14 +229,13 @@ hipFileError_t stream_deregister(hipStream_t stream) {
   return {hipFileSuccess, hipSuccess};
 }
 
-hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
-                            hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
-                            hipStream_t stream) {
-  Driver& driver = Driver::get();
-  if (!driver.is_open()) {
-    driver.open_implicitly();  // upstream: open, and still refuse this call
-    return {hipFileInvalidValue, hipSuccess};
-  }
+namespace {
+
+// The checks upstream makes at submission, on the parameters as they are now. An error return
+// leaves nothing behind; `flags_out` is the stream's registration flags (0: not registered).
+hipFileError_t check_submission(Driver& driver, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
+                                hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
+                                hipStream_t stream, unsigned& flags_out) {
   if (buffer_base == nullptr || size_p == nullptr || file_offset_p == nullptr || buffer_offset_p == nullptr ||
       bytes_p == nullptr)
     return {hipFileInvalidValue, hipSuccess};
@@ -344,30 +245,23 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     return {hipFileHipDriverError, e};
   }
   StreamTable& t = streams();
-  unsigned flags_now = 0;  // an unregistered stream is used with no fixed parameters
+  flags_out = 0;  // an unregistered stream is used with no fixed parameters
   {
     std::lock_guard lock(t.mu);
-    if (auto it = t.flags.find(stream); it != t.flags.end()) flags_now = it->second;
+    if (auto it = t.flags.find(stream); it != t.flags.end()) flags_out = it->second;
   }
   if (!driver.files.find(fh)) return {hipFileHandleNotRegistered, hipSuccess};
-  // The parameters as they are now: validated now (upstream rejects bad ones at once), and kept
-  // where the stream fixed them at registration.
-  const std::size_t size = *size_p;
-  const hoff_t file_offset = *file_offset_p;
-  const hoff_t buffer_offset = *buffer_offset_p;
-  if (Status st = check_region(buffer_base, size, file_offset, buffer_offset); !st.ok()) {
-    if (st.op == hipFileHipDriverError) return st.to_error();
-    return {hipFileInvalidValue, hipSuccess};
-  }
-  if (size == 0) {
-    *bytes_p = 0;
-    return {hipFileSuccess, hipSuccess};  // as upstream: nothing to enqueue
-  }
+  if (Status st = check_region(buffer_base, *size_p, *file_offset_p, *buffer_offset_p); !st.ok())
+    return st.op == hipFileHipDriverError ? st.to_error() : hipFileError_t{hipFileInvalidValue, hipSuccess};
+  return {hipFileSuccess, hipSuccess};
+}
 
-  // Everything that can fail without side effects comes first: the executor, the flag word, the
-  // operation and its queue node. An error from here on means nothing was enqueued.
-  Executor& executor = Executor::get();
-  auto op = std::make_unique<AsyncOp>();
+// The operation with the parameters as they are now (kept where the stream fixed them), its
+// queue node and its flag word: everything that can fail without side effects.
+hipFileError_t prepare_op(std::unique_ptr<AsyncOp>& op, std::shared_ptr<Instance> instance, Direction dir,
+                          hipFileHandle_t fh, void* buffer_base, std::size_t* size_p, hoff_t* file_offset_p,
+                          hoff_t* buffer_offset_p, ssize_t* bytes_p, unsigned flags_now) {
+  op = std::make_unique<AsyncOp>();
   op->dir = dir;
   op->fh = fh;
   op->base = buffer_base;
@@ -376,24 +270,27 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
   op->buffer_offset_p = buffer_offset_p;
   op->bytes_p = bytes_p;
   op->flags = flags_now;
-  op->size = size;
-  op->file_offset = file_offset;
-  op->buffer_offset = buffer_offset;
+  op->size = *size_p;
+  op->file_offset = *file_offset_p;
+  op->buffer_offset = *buffer_offset_p;
+  op->instance = std::move(instance);
   AsyncOp* raw = op.get();
   op->task.push_back([raw] { execute(raw); });
   if (hipError_t e = flags().acquire(op->slot); e != hipSuccess) return {hipFileHipDriverError, e};
-  const FlagSlot slot = op->slot;
+  return {hipFileSuccess, hipSuccess};
+}
 
-  std::lock_guard order(t.stripe(stream));
-  if (hipError_t e = gpu::launch_host_func(stream, hand_off, raw); e != hipSuccess) {
+// Puts the hand-off and the wait on the stream. The submission has succeeded only when both are
+// enqueued; from the hand-off on, the executor and this call share the operation (refs).
+hipFileError_t enqueue(std::unique_ptr<AsyncOp> op, hipStream_t stream) {
+  const FlagSlot slot = op->slot;
+  std::lock_guard order(streams().stripe(stream));
+  if (hipError_t e = gpu::launch_host_func(stream, hand_off, op.get()); e != hipSuccess) {
     (void)hipGetLastError();
     flags().signal_and_release(slot);
     return {hipFileHipDriverError, e};
   }
-  // From here the executor and this call share the operation (refs): the stream hands it over
-  // whatever happens, and this call still signals its decision.
-  op.release();
-  (void)executor;
+  AsyncOp* raw = op.release();  // the stream hands it over whatever happens
   const hipError_t e = gpu::stream_wait_geq32(stream, slot.device, slot.target);
   if (e != hipSuccess) {
     // Without the device-side wait the stream would run ahead of the I/O. No host function
@@ -405,10 +302,40 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     if (e == hipErrorNotSupported) return {hipFileAsyncNotSupported, hipSuccess};
     return {hipFileHipDriverError, e};
   }
-  *bytes_p = 0;  // before the operation may run: it writes the result
+  *raw->bytes_p = 0;  // before the operation may run: it writes the result
   raw->decide(Decision::Armed);
   raw->unref();  // this call's reference: the operation may already be done and gone after it
   return {hipFileSuccess, hipSuccess};
+}
+
+}  // namespace
+
+hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
+                            hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
+                            hipStream_t stream) {
+  Driver& driver = Driver::get();
+  if (!driver.is_open()) {
+    driver.open_implicitly();  // upstream: open, and still refuse this call
+    return {hipFileInvalidValue, hipSuccess};
+  }
+  unsigned flags_now = 0;
+  if (hipFileError_t e = check_submission(driver, fh, buffer_base, size_p, file_offset_p, buffer_offset_p, bytes_p,
+                                          stream, flags_now);
+      e.err != hipFileSuccess)
+    return e;
+  if (*size_p == 0) {
+    *bytes_p = 0;
+    return {hipFileSuccess, hipSuccess};  // as upstream: nothing to enqueue
+  }
+  std::shared_ptr<Instance> instance = driver.lease();
+  if (!instance) return {hipFileInvalidValue, hipSuccess};  // closed since the check above
+  (void)instance->executor();  // started now, so that the hand-off only queues
+  std::unique_ptr<AsyncOp> op;
+  if (hipFileError_t e = prepare_op(op, std::move(instance), dir, fh, buffer_base, size_p, file_offset_p,
+                                    buffer_offset_p, bytes_p, flags_now);
+      e.err != hipFileSuccess)
+    return e;
+  return enqueue(std::move(op), stream);
 }
 
 void advance_flag_words_for_test(std::uint32_t value) { flags().advance_free_words(value); }

@@ -6,8 +6,9 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "engine/async.hpp"
 #include "engine/driver.hpp"
+#include "engine/executor.hpp"
+#include "engine/instance.hpp"
 #include "engine/io.hpp"
 
 namespace hipfile::engine {
@@ -33,8 +34,6 @@ Registry& registry() {
 Batch::Batch(unsigned capacity) : entries_(capacity) {}
 
 hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
-  if (nr == 0) return {hipFileSuccess, hipSuccess};
-  if (ios == nullptr) return {hipFileInvalidValue, hipSuccess};
   Driver& driver = Driver::get();
   if (!driver.is_open()) return {hipFileDriverNotInitialized, hipSuccess};
   for (unsigned i = 0; i < nr; ++i) {
@@ -53,12 +52,15 @@ hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   }
   // Every allocation happens before an entry is committed, and the tasks are queued in one step
   // that cannot fail: an error return means no operation of this call runs.
-  Executor& ex = Executor::get();
+  // Each task holds a lease on the instance until it has run, so its executor outlives it.
+  std::shared_ptr<Instance> instance = driver.lease();
+  if (!instance) return {hipFileDriverNotInitialized, hipSuccess};  // closed since the check above
+  Executor& ex = instance->executor();
   auto self = shared_from_this();
   auto slots = std::make_shared<std::vector<std::pair<unsigned, std::uint64_t>>>(nr);
   Executor::Tasks tasks;
   for (unsigned i = 0; i < nr; ++i)
-    tasks.push_back([self, slots, i] { self->run((*slots)[i].first, (*slots)[i].second); });
+    tasks.push_back([self, slots, i, instance] { self->run((*slots)[i].first, (*slots)[i].second); });
   {
     std::lock_guard lock(mu_);
     if (nr > entries_.size() - outstanding_) return {hipFileBatchFull, hipSuccess};
@@ -103,7 +105,7 @@ void Batch::run(unsigned index, std::uint64_t generation) {
     std::lock_guard lock(mu_);
     Entry& e = entries_[index];
     e.status = r.ok() ? hipFileComplete : hipFileFailed;
-    e.ret = static_cast<std::size_t>(async_result(r));
+    e.ret = static_cast<std::size_t>(bytes_result(r));
     finished_.push_back(index);
     --running_;
   }

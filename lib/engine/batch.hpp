@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Batch I/O that executes: each submitted operation runs on the async executor through do_io,
+// Batch I/O that executes: each submitted operation runs on the instance's executor through do_io,
 // several at once. An operation is Waiting while queued, Pending while it runs, and ends
-// Complete, Failed (ret = the negated error, see async.hpp) or Canceled. Each finished operation
+// Complete, Failed (ret = the negated error, see io.hpp) or Canceled. Each finished operation
 // is reported exactly once by GetStatus, in completion order, and then frees its place.
 #pragma once
 
@@ -25,7 +25,8 @@ class Batch : public std::enable_shared_from_this<Batch> {
   static constexpr unsigned kMaxEntries = 128;
 
   explicit Batch(unsigned capacity);
-  /// All-or-nothing: every operation is checked before any is queued.
+  /// All-or-nothing: every operation is checked before any is queued. `nr` > 0 and `ios` set
+  /// (lib/api/batch.cpp checks them).
   hipFileError_t submit(unsigned nr, const hipFileIOParams_t* ios);
   hipFileError_t get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_t* events, const timespec* timeout);
   /// Cancels every operation not yet started and waits for the running ones.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/driver.hpp"
 
+#include <chrono>
 #include <string_view>
 #include <thread>
 
@@ -61,11 +62,25 @@ void Driver::open_implicitly() {
 
 namespace {
 
-// Destroys the instances on this thread: each once no request holds it any more (the tables
-// were emptied first, so only requests finishing their last step can).
+// Destroys the instances on this thread: each once no request holds it any more. The tables
+// were emptied first, so only requests finishing their last step and async operations that
+// their streams have not reached yet can; the wait for the latter is said once a second.
 void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
+  using Clock = std::chrono::steady_clock;
   for (auto& instance : dead) {
-    while (instance.use_count() > 1) std::this_thread::yield();
+    auto said = Clock::now();
+    for (unsigned spins = 0; instance.use_count() > 1; ++spins) {
+      if (spins < 1000) {
+        std::this_thread::yield();
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (Clock::now() - said >= std::chrono::seconds(1)) {
+        said = Clock::now();
+        HIPFILE_LOG(Warn, "driver close waits for %ld operations still in flight (async operations whose "
+                    "streams have not reached them)", static_cast<long>(instance.use_count() - 1));
+      }
+    }
     instance.reset();
   }
 }

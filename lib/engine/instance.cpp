@@ -20,18 +20,27 @@ Instance::Instance(Config asked, std::shared_ptr<fastpath::Fastpath> fastpath)
     : asked_(std::move(asked)),
       in_force_(shape_engine(asked_)),
       fastpath_(std::move(fastpath)),
-      engine_(std::make_shared<EngineCell>()) {}
+      engine_(std::make_shared<EngineCell>()),
+      executor_(std::make_shared<ExecutorCell>()) {}
 
 Instance::Instance(Config asked, const Instance& before)
     : asked_(std::move(asked)),
       in_force_(shape_engine(asked_)),
       fastpath_(before.fastpath_),
-      engine_(same_engine_shape(asked_, before.asked_) ? before.engine_ : std::make_shared<EngineCell>()) {}
+      engine_(same_engine_shape(asked_, before.asked_) ? before.engine_ : std::make_shared<EngineCell>()),
+      executor_(before.executor_) {}
 
 Engine& Instance::engine() {
   EngineCell& cell = *engine_;
   std::call_once(cell.started, [&] { cell.engine = std::make_unique<Engine>(in_force_); });
   return *cell.engine;
+}
+
+Executor& Instance::executor() {
+  ExecutorCell& cell = *executor_;
+  std::call_once(cell.started,
+                 [&] { cell.executor = std::make_unique<Executor>(in_force_.effective_async_threads()); });
+  return *cell.executor;
 }
 
 }  // namespace hipfile::engine

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The driver instance (DESIGN.md, "The driver instance"): what one driver open runs with. The
 // configuration in force, the staging engine built from it on first use, the fastpath loaded at
-// open. A request leases the current instance once (Driver::lease) and uses nothing else, so
-// its configuration, engine and fastpath always agree. A setter makes a new instance for later
-// requests; the driver keeps the old one until no request holds it and then tears it down on a
-// setter's or the closing thread, outside the driver's locks (never on an I/O thread or in a
-// host callback, where the engine's lanes freeing pinned memory could wait on the device).
+// open, the executor of async and batch operations started at the first one. A request leases
+// the current instance once (Driver::lease) and uses nothing else, so its configuration, engine
+// and fastpath always agree. A setter makes a new instance for later requests; the driver keeps
+// the old one until no request holds it and then tears it down on a setter's or the closing
+// thread, outside the driver's locks (never on an I/O thread or in a host callback, where the
+// engine's lanes freeing pinned memory could wait on the device).
 #pragma once
 
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "engine/config.hpp"
 #include "engine/engine.hpp"
+#include "engine/executor.hpp"
 
 namespace hipfile::fastpath {
 class Fastpath;
@@ -25,8 +27,8 @@ class Instance {
   /// The first instance of an open. `asked` is the configuration as set (defaults <
   /// environment < parameters); the engine's shape is derived from it here.
   Instance(Config asked, std::shared_ptr<fastpath::Fastpath> fastpath);
-  /// A setter's successor: `asked` edited from `before`'s. It shares `before`'s fastpath, and
-  /// its engine too when the engine's shape does not change.
+  /// A setter's successor: `asked` edited from `before`'s. It shares `before`'s fastpath and
+  /// executor, and its engine too when the engine's shape does not change.
   Instance(Config asked, const Instance& before);
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
@@ -40,6 +42,10 @@ class Instance {
   /// The staging engine of this configuration, started on first use (a failed start throws
   /// and is tried again by the next request).
   Engine& engine();
+  /// The executor of this open's async and batch operations, started on first use (a failed
+  /// start throws and is tried again by the next submission). An operation holds a lease on the
+  /// instance until it has finished, so the executor outlives every operation posted to it.
+  Executor& executor();
 
  private:
   // The engine and its start, shared by the instances of one engine shape.
@@ -48,10 +54,16 @@ class Instance {
     std::unique_ptr<Engine> engine;
   };
 
+  struct ExecutorCell {
+    std::once_flag started;
+    std::unique_ptr<Executor> executor;
+  };
+
   Config asked_;
   Config in_force_;
   std::shared_ptr<fastpath::Fastpath> fastpath_;
   std::shared_ptr<EngineCell> engine_;
+  std::shared_ptr<ExecutorCell> executor_;  // last: its threads stop first
 };
 
 }  // namespace hipfile::engine
