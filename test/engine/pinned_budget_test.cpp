@@ -5,6 +5,8 @@
 // platforms there is no such count, and no case).
 #include <fcntl.h>
 
+#include <hip/hip_runtime_api.h>  // defines __HIP_PLATFORM_CPU__ on hip-cpu
+
 #ifdef __HIP_PLATFORM_CPU__
 #include <hip/hip_cpu.h>
 
