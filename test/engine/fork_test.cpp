@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <hip/hip_runtime_api.h>  // defines __HIP_PLATFORM_CPU__ on hip-cpu
+
 #ifdef __HIP_PLATFORM_CPU__
 
 #include <vector>

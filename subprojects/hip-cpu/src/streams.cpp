@@ -3,6 +3,8 @@
 // really return before their work runs. The NULL stream is each device's legacy default stream.
 #include "internal.hpp"
 
+#include <pthread.h>
+
 #include <array>
 #include <exception>
 #include <unordered_map>
@@ -110,11 +112,23 @@ struct StreamTable {
     std::array<DeviceQueues, kMaxDevices> devices;
 };
 
+StreamTable *&table_slot() {
+    static StreamTable *t = nullptr;
+    return t;
+}
+
 // Leaked on purpose: worker threads must not outlive the objects they use at process exit, and
-// joining them from a static destructor could hang on a blocked host function.
+// joining them from a static destructor could hang on a blocked host function. A child of
+// fork() has none of its parent's worker threads, so it starts with a table of its own: the
+// parent's streams (the NULL streams included) would never run anything queued in it, and
+// their handles are invalid in the child, as a GPU runtime's are.
 StreamTable &table() {
-    static StreamTable *t = new StreamTable;
-    return *t;
+    static std::once_flag made;
+    std::call_once(made, [] {
+        table_slot() = new StreamTable;
+        (void)pthread_atfork(nullptr, nullptr, [] { table_slot() = new StreamTable; });
+    });
+    return *table_slot();
 }
 
 StreamRef null_stream(int dev) {
