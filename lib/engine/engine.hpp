@@ -21,23 +21,11 @@
 
 #include "engine/config.hpp"
 #include "engine/file_table.hpp"
+#include "engine/request.hpp"
 #include "engine/staging.hpp"
 #include "engine/status.hpp"
 
 namespace hipfile::engine {
-
-enum class Direction { Read, Write };
-
-struct Request {
-  Direction dir = Direction::Read;
-  File* file = nullptr;
-  std::byte* mem = nullptr;  // destination (read) or source (write)
-  int device = -1;           // owning device of `mem`; -1 for CPU-accessible memory
-  std::size_t size = 0;
-  off_t offset = 0;          // file offset
-  // Sync API: the copies must follow work already queued on the NULL stream, as hipMemcpy's do.
-  bool after_null_stream = false;
-};
 
 /// The configuration an engine runs with: parallel_io=false makes every request inline, and the
 /// pinned staging it may hold, (workers + one inline lane) x depth x slot x devices, is brought
