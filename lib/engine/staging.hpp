@@ -53,6 +53,10 @@ class Lane {
 
  private:
   Lane() = default;
+  /// The stream, the drain event of a blocking lane, and `depth` slots. On failure what was
+  /// made stays for ~Lane to free.
+  hipError_t make(unsigned depth, bool blocking, bool follows_null_stream);
+  hipError_t make_slot(Slot& s, bool blocking) noexcept;
   /// After a failed synchronize: asks the runtime until the stream is idle (true) or it reports an
   /// error instead of "not ready" (false: the lane is poisoned).
   bool confirm_idle() noexcept;
