@@ -485,11 +485,8 @@ void Engine::run_host(Job& job) {
 // Reads [a, b) into the lane's next slot and queues its copy to the device. False when the job
 // failed. `unconfirmed` is the lowest file offset whose copy on this lane is not known to have
 // finished: a HIP failure puts everything from there in doubt.
-bool Engine::stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, off_t unconfirmed,
-                         bool track) {
-  auto& slots = lane.slots();
-  Slot& s = slots[next_slot];
-  next_slot = (next_slot + 1) % slots.size();
+bool Engine::stage_piece(Job& job, Lane& lane, off_t a, off_t b, off_t unconfirmed, bool track) {
+  Slot& s = lane.next_slot();
   // Its previous copy must finish before the slot is refilled.
   if (hipError_t e = lane.free_slot(s); e != hipSuccess) {
     job.fail(Status::of_hip(e), unconfirmed);
@@ -518,14 +515,14 @@ void Engine::run_read(Job& job, Lane& lane) {
   // A one-chunk job (every small read) never reuses its slot, and drain() waits for the whole
   // stream: its copy needs no event, which saves a HIP call on every small read.
   const bool track = !job.one_chunk;
-  std::size_t next_slot = 0;
+  lane.restart_ring();
   off_t first = -1;  // this thread's first chunk: its copies are confirmed only by the drain
   off_t k;
   while (job.claim(k)) {
     job.prefetch_for(k);
     auto [a, b] = job.range(k);
     if (first < 0) first = a;
-    if (!stage_piece(job, lane, next_slot, a, b, first, track)) break;
+    if (!stage_piece(job, lane, a, b, first, track)) break;
   }
   if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e), first);
 }
@@ -534,8 +531,7 @@ void Engine::run_mapped_read(Job& job, Lane& lane) {
   constexpr unsigned kRegisterReadOnly = 0x8;  // hipHostRegisterReadOnly: HIP's and CUDA's value
   const FileMapping& map = *job.mapping;
   const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  auto& slots = lane.slots();
-  std::size_t next_slot = 0;
+  lane.restart_ring();
   const off_t per_step = std::max<off_t>(1, static_cast<off_t>(config_.map_chunk) / job.chunk);
   off_t k0, k1;
   off_t unconfirmed = -1;  // this thread's first range: its copies are confirmed only by the drain
@@ -562,10 +558,12 @@ void Engine::run_mapped_read(Job& job, Lane& lane) {
                     hipGetErrorName(e));
       if (hipError_t d = lane.drain(); d != hipSuccess) return job.fail(Status::of_hip(d), unconfirmed);
       unconfirmed = a;
-      std::size_t staged_slot = 0;
+      // The chunk takes the ring from its first slot; the mapped copies resume where they were.
+      const unsigned resume = lane.restart_ring();
       const auto piece = static_cast<off_t>(lane.slot_bytes() - kAlignSlack);
       for (off_t p = a; p < b; p += piece)
-        if (!stage_piece(job, lane, staged_slot, p, b - p <= piece ? b : p + piece, a)) break;
+        if (!stage_piece(job, lane, p, b - p <= piece ? b : p + piece, a)) break;
+      lane.restart_ring(resume);
       if (hipError_t d = lane.drain(); d != hipSuccess) job.fail(Status::of_hip(d), a);
       if (job.failed) break;
       unconfirmed = -1;
@@ -581,8 +579,7 @@ void Engine::run_mapped_read(Job& job, Lane& lane) {
         continue;
       }
     }
-    Slot& s = slots[next_slot];
-    next_slot = (next_slot + 1) % slots.size();
+    Slot& s = lane.next_slot();
     if (hipError_t f = lane.free_slot(s); f != hipSuccess) {
       (void)hipHostUnregister(first);
       job.fail(Status::of_hip(f), unconfirmed);
@@ -613,24 +610,22 @@ void Engine::clip_to_size_after_copies(Job& job) noexcept {
 
 void Engine::run_write(Job& job, Lane& lane) {
   File& f = *job.req.file;
-  auto& slots = lane.slots();
   struct Pending {
     Slot* slot;
     off_t a, b;
   };
   std::deque<Pending> pending;
-  std::size_t next_slot = 0;
+  lane.restart_ring();
   bool more = true;
   for (;;) {
     // Keep up to `depth` device-to-host copies queued ahead of the writes.
-    while (more && pending.size() < slots.size()) {
+    while (more && pending.size() < lane.depth()) {
       off_t k;
       if (!job.claim(k)) {
         more = false;
         break;
       }
-      Slot& s = slots[next_slot];
-      next_slot = (next_slot + 1) % slots.size();
+      Slot& s = lane.next_slot();
       auto [a, b] = job.range(k);
       hipError_t e = hipMemcpyAsync(s.host, job.req.mem + (a - job.req.offset),
                                     static_cast<std::size_t>(b - a), hipMemcpyDeviceToHost, lane.stream());

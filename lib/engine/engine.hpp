@@ -65,8 +65,7 @@ class Engine {
   void run_mapped_read(Job& job, Lane& lane);
   static void clip_to_size_after_copies(Job& job) noexcept;
   /// track=false: no event for this copy (the caller drains the lane before the slot is reused).
-  bool stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, off_t unconfirmed,
-                   bool track = true);
+  bool stage_piece(Job& job, Lane& lane, off_t a, off_t b, off_t unconfirmed, bool track = true);
   void run_write(Job& job, Lane& lane);
 
   Config config_;
