@@ -12,6 +12,10 @@
 
 namespace hipfile::engine {
 
+struct Config;
+struct Job;
+class Lane;
+
 class FileMapping {
  public:
   FileMapping() = default;
@@ -36,5 +40,10 @@ class FileMapping {
   off_t file_base_ = 0;     // page-aligned file offset of base_
   std::size_t length_ = 0;
 };
+
+/// The mapped mover: a thread's part of a read whose job has a mapping. It claims runs of chunks
+/// (config.map_chunk bytes), pins each run's pages and queues their copy to the device; where the
+/// runtime cannot pin them, it stages the run and every later read of the file.
+void run_mapped_read(Job& job, Lane& lane, const Config& config);
 
 }  // namespace hipfile::engine
