@@ -138,8 +138,8 @@ IoResult Engine::execute(const Request& req) {
 
 // The mapped path wins where the engine has few workers, whose CPU copies bound the staged
 // path; with many, pinning (which serialises in the GPU driver and stalls the stagers' HIP
-// calls) loses. Measured on H200s, 8 GiB hot: 1 worker 6.2 GB/s staged vs 21.6 mapped; 16
-// workers 46.5 staged vs 22.2 with one of them mapping.
+// calls) loses (see bench/RESULTS.md, "How the defaults were chosen", and for one mapping worker
+// beside fifteen stagers "Earlier figures (for the record)").
 bool Engine::maps(const Request& req) const noexcept {
   return req.dir == Direction::Read && req.device >= 0 && config_.mapped_reads && config_.map_workers > 0 &&
          workers_.size() <= config_.map_max_threads && req.size >= config_.map_threshold &&
@@ -149,7 +149,8 @@ bool Engine::maps(const Request& req) const noexcept {
 
 void Engine::run_inline(Job& job) {
   // Sync requests take a lane whose blocking stream follows the NULL stream by itself: on small
-  // requests a host-side hipStreamSynchronize(NULL) costs as much as the copy (4 KiB IOPS).
+  // requests a host-side hipStreamSynchronize(NULL) costs as much as the copy (see
+  // bench/RESULTS.md, "What changed to get here (this session)").
   LanePool& pool = job.req.after_null_stream ? ordered_inline_lanes_ : inline_lanes_;
   job.participants = 1;
   std::unique_ptr<Lane> lane;

@@ -2,8 +2,8 @@
 // Page-cache reads without a CPU copy: a read-only shared mapping of a file range whose pages
 // are all in the page cache. The engine pins parts of it with hipHostRegister(ReadOnly) and lets
 // the GPU's copy engine read the page-cache pages directly. One thread staging through pinned
-// memory is bound by the CPU's copy (~6 GB/s on the H200 machine); pinning and copying the
-// cached pages ran at ~19 GB/s on one thread there (bench/mmap_register_bw).
+// memory is bound by the CPU's copy; pinning and copying the cached pages ran far faster on one
+// thread (bench/mmap_register_bw; see bench/RESULTS.md, "Earlier figures (for the record)").
 #pragma once
 
 #include <sys/types.h>

@@ -37,8 +37,9 @@ void Engine::run(Job& job, Lane* lane) noexcept {
 void Engine::run_unguarded(Job& job, Lane* lane) {
   if (job.req.device < 0) return run_host(job, config_);
   if (job.req.dir == Direction::Read) {
-    // Pinning page-cache pages serialises inside the GPU driver (two H200 runs: one pinning
-    // thread 22.9 GB/s, sixteen 16.6), so only map_workers threads map; the rest stage.
+    // Pinning page-cache pages serialises inside the GPU driver (one pinning thread outran
+    // sixteen: db3beb5, see bench/RESULTS.md, "Earlier figures (for the record)"), so only
+    // map_workers threads map; the rest stage.
     if (job.mapping && map_active_.fetch_add(1) < static_cast<int>(config_.map_workers)) {
       run_mapped_read(job, *lane, config_);
       map_active_.fetch_sub(1);

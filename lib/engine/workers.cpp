@@ -78,8 +78,8 @@ void Engine::worker_main(Worker& w) {
 // flight + 1) on a busy one (many callers, futures, batch). The share is cut into chunks so that
 // each participant has `depth` of them, and the read of one overlaps the copy of the last;
 // finer pieces only add copies and queue entries for workers that are taken anyway. Measured
-// against spreading every request over every worker in bench/RESULTS.md ("How a request is
-// split"): twice the rate of many mid-sized requests in flight, the other figures kept.
+// against spreading every request over every worker (see bench/RESULTS.md, "How a request is
+// split"): many mid-sized requests in flight gained most, and no other figure lost.
 std::ptrdiff_t Engine::fair_share() const noexcept {
   const auto workers = static_cast<std::ptrdiff_t>(workers_.size());
   return std::max<std::ptrdiff_t>(1, workers / (jobs_.load(std::memory_order_relaxed) + 1));
