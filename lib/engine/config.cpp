@@ -20,8 +20,8 @@ namespace hipfile::engine {
 
 unsigned Config::effective_threads() const noexcept {
   if (threads != 0) return threads;
-  // Page-cache reads run at 5-6 GB/s per thread; a PCIe 5 link takes about 55 GB/s, so 10-16
-  // threads saturate it. More than the machine's cores only adds contention.
+  // One thread's page-cache reads fill a fraction of a PCIe 5 link, so 10-16 threads saturate it
+  // (see bench/RESULTS.md, "The host's limits"). More than the machine's cores only adds contention.
   unsigned hw = std::thread::hardware_concurrency();
   return std::clamp(hw == 0 ? 4u : hw, 2u, 16u);
 }

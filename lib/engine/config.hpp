@@ -12,7 +12,7 @@ namespace hipfile::engine {
 
 struct Config {
   unsigned threads = 0;                    // worker threads; 0 = automatic
-  std::size_t chunk_size = 4u << 20;       // bytes per staged chunk (4 KiB multiple); bench/sweeps: 4 MiB best on an H200
+  std::size_t chunk_size = 4u << 20;       // bytes per staged chunk (4 KiB multiple); bench/RESULTS.md, "How the defaults were chosen"
   unsigned staging_depth = 2;              // staging buffers per worker and device
   std::size_t inline_threshold = 1u << 20; // requests up to this run on the caller's thread
   bool allow_compat = true;                // HIPFILE_ALLOW_COMPAT_MODE: the staging engine may serve I/O

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -21,23 +22,13 @@
 
 #include "engine/config.hpp"
 #include "engine/file_table.hpp"
+#include "engine/request.hpp"
 #include "engine/staging.hpp"
 #include "engine/status.hpp"
 
 namespace hipfile::engine {
 
-enum class Direction { Read, Write };
-
-struct Request {
-  Direction dir = Direction::Read;
-  File* file = nullptr;
-  std::byte* mem = nullptr;  // destination (read) or source (write)
-  int device = -1;           // owning device of `mem`; -1 for CPU-accessible memory
-  std::size_t size = 0;
-  off_t offset = 0;          // file offset
-  // Sync API: the copies must follow work already queued on the NULL stream, as hipMemcpy's do.
-  bool after_null_stream = false;
-};
+struct Job;
 
 /// The configuration an engine runs with: parallel_io=false makes every request inline, and the
 /// pinned staging it may hold, (workers + one inline lane) x depth x slot x devices, is brought
@@ -60,26 +51,25 @@ class Engine {
   /// prefix that moved (POSIX: only a request that moved nothing returns the error).
   IoResult execute(const Request& req);
 
-
  private:
-  struct Job;
-  struct Worker;
+  struct Worker {
+    std::thread thread;
+    std::map<int, std::unique_ptr<Lane>> lanes;  // per device, created on first use
+  };
 
+  // engine.cpp: how a request is run.
+  bool maps(const Request& req) const noexcept;
+  void run_inline(Job& job);
+  Status run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t share);
+  // workers.cpp: the worker pool.
   void start_workers();
   std::ptrdiff_t fair_share() const noexcept;
   off_t parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept;
   void worker_main(Worker& w);
   Lane* worker_lane(Worker& w, int device, Status& st);
+  // movers.cpp: one thread's part of a job, by the mover its memory and direction take.
   void run(Job& job, Lane* lane) noexcept;
   void run_unguarded(Job& job, Lane* lane);
-  void run_host(Job& job);
-  void run_read(Job& job, Lane& lane);
-  void run_mapped_read(Job& job, Lane& lane);
-  static void clip_to_size_after_copies(Job& job) noexcept;
-  /// track=false: no event for this copy (the caller drains the lane before the slot is reused).
-  bool stage_piece(Job& job, Lane& lane, std::size_t& next_slot, off_t a, off_t b, off_t unconfirmed,
-                   bool track = true);
-  void run_write(Job& job, Lane& lane);
 
   Config config_;
   std::size_t chunk_;

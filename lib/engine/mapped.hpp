@@ -2,8 +2,8 @@
 // Page-cache reads without a CPU copy: a read-only shared mapping of a file range whose pages
 // are all in the page cache. The engine pins parts of it with hipHostRegister(ReadOnly) and lets
 // the GPU's copy engine read the page-cache pages directly. One thread staging through pinned
-// memory is bound by the CPU's copy (~6 GB/s on the H200 machine); pinning and copying the
-// cached pages ran at ~19 GB/s on one thread there (bench/mmap_register_bw).
+// memory is bound by the CPU's copy; pinning and copying the cached pages ran far faster on one
+// thread (bench/mmap_register_bw; see bench/RESULTS.md, "Earlier figures (for the record)").
 #pragma once
 
 #include <sys/types.h>
@@ -11,6 +11,10 @@
 #include <cstddef>
 
 namespace hipfile::engine {
+
+struct Config;
+struct Job;
+class Lane;
 
 class FileMapping {
  public:
@@ -36,5 +40,10 @@ class FileMapping {
   off_t file_base_ = 0;     // page-aligned file offset of base_
   std::size_t length_ = 0;
 };
+
+/// The mapped mover: a thread's part of a read whose job has a mapping. It claims runs of chunks
+/// (config.map_chunk bytes), pins each run's pages and queues their copy to the device; where the
+/// runtime cannot pin them, it stages the run and every later read of the file.
+void run_mapped_read(Job& job, Lane& lane, const Config& config);
 
 }  // namespace hipfile::engine

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
 
 namespace hipfile::engine {
@@ -25,65 +26,71 @@ std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_
   std::unique_ptr<Lane> lane(new Lane);
   lane->device_ = device;
   lane->slot_bytes_ = slot_bytes;
-  // Non-blocking unless asked: the lane's copies must not serialise with the application's
-  // default stream (an async request waiting on a NULL-stream kernel that waits on it would hang).
-  const unsigned stream_flags = follows_null_stream ? hipStreamDefault : hipStreamNonBlocking;
-  if (hipError_t e = hipStreamCreateWithFlags(&lane->stream_, stream_flags); e != hipSuccess) {
-    lane->stream_ = nullptr;
+  if (hipError_t e = lane->make(depth, blocking, follows_null_stream); e != hipSuccess) {
     st = Status::of_hip(e);
-    return nullptr;
-  }
-  const unsigned event_flags = hipEventDisableTiming | (blocking ? hipEventBlockingSync : 0u);
-  if (blocking) {
-    if (hipError_t e = hipEventCreateWithFlags(&lane->drained_, event_flags); e != hipSuccess) {
-      lane->drained_ = nullptr;
-      st = Status::of_hip(e);
-      return nullptr;
-    }
-  }
-  lane->slots_.resize(depth);
-  for (Slot& s : lane->slots_) {
-    // One extra page so the usable start can be page-aligned whatever the runtime returns:
-    // O_DIRECT needs aligned memory.
-    if (hipError_t e = hipHostMalloc(&s.raw, slot_bytes + kPage, hipHostMallocPortable); e != hipSuccess) {
-      s.raw = nullptr;
-      st = Status::of_hip(e);
-      return nullptr;  // ~Lane frees what was made
-    }
-    auto addr = reinterpret_cast<std::uintptr_t>(s.raw);
-    s.host = reinterpret_cast<std::byte*>((addr + kPage - 1) & ~std::uintptr_t{kPage - 1});
-    if (hipError_t e = hipEventCreateWithFlags(&s.done, event_flags); e != hipSuccess) {
-      s.done = nullptr;
-      st = Status::of_hip(e);
-      return nullptr;
-    }
+    return nullptr;  // ~Lane frees what was made
   }
   return lane;
 }
 
+hipError_t Lane::make(unsigned depth, bool blocking, bool follows_null_stream) {
+  // Non-blocking unless asked: the lane's copies must not serialise with the application's
+  // default stream (an async request waiting on a NULL-stream kernel that waits on it would hang).
+  if (hipError_t e = gpu::create_stream(stream_, follows_null_stream); e != hipSuccess) {
+    stream_ = nullptr;
+    return e;
+  }
+  if (blocking) {
+    if (hipError_t e = gpu::create_event(drained_, blocking); e != hipSuccess) {
+      drained_ = nullptr;
+      return e;
+    }
+  }
+  slots_.resize(depth);
+  for (Slot& s : slots_)
+    if (hipError_t e = make_slot(s, blocking); e != hipSuccess) return e;
+  return hipSuccess;
+}
+
+hipError_t Lane::make_slot(Slot& s, bool blocking) noexcept {
+  // One extra page so the usable start can be page-aligned whatever the runtime returns:
+  // O_DIRECT needs aligned memory.
+  if (hipError_t e = gpu::alloc_pinned(s.raw, slot_bytes_ + kPage); e != hipSuccess) {
+    s.raw = nullptr;
+    return e;
+  }
+  auto addr = reinterpret_cast<std::uintptr_t>(s.raw);
+  s.host = reinterpret_cast<std::byte*>((addr + kPage - 1) & ~std::uintptr_t{kPage - 1});
+  if (hipError_t e = gpu::create_event(s.done, blocking); e != hipSuccess) {
+    s.done = nullptr;
+    return e;
+  }
+  return hipSuccess;
+}
+
 Lane::~Lane() {
   gpu::DeviceGuard guard(device_);
-  if (stream_) (void)hipStreamSynchronize(stream_);
+  if (stream_) (void)gpu::sync_stream(stream_);
   for (Slot& s : slots_) {
-    if (s.done) (void)hipEventDestroy(s.done);
-    if (s.raw) (void)hipHostFree(s.raw);
+    if (s.done) (void)gpu::destroy_event(s.done);
+    if (s.raw) (void)gpu::free_pinned(s.raw);
   }
-  if (drained_) (void)hipEventDestroy(drained_);
-  if (stream_) (void)hipStreamDestroy(stream_);
+  if (drained_) (void)gpu::destroy_event(drained_);
+  if (stream_) (void)gpu::destroy_stream(stream_);
 }
 
 hipError_t Lane::free_slot(Slot& s) noexcept {
   if (poisoned_) return hipErrorUnknown;  // nothing of a poisoned lane is reused
   hipError_t e = hipSuccess;
   if (s.busy) {
-    e = hipEventSynchronize(s.done);
+    e = gpu::wait_event(s.done);
     // A failed wait is not a finished copy: make sure, or keep the slot (and its pages) forever.
     if (e != hipSuccess && !confirm_idle()) return e;
   }
   s.busy = false;
   if (s.pinned_pages) {
     // Only after its copy finished: the copy engine reads those pages until then.
-    hipError_t u = hipHostUnregister(s.pinned_pages);
+    hipError_t u = gpu::unregister_host(s.pinned_pages);
     if (e == hipSuccess) e = u;
     s.pinned_pages = nullptr;
   }
@@ -94,15 +101,15 @@ hipError_t Lane::drain() noexcept {
   if (poisoned_) return hipErrorUnknown;
   hipError_t e = hipSuccess;
   if (drained_) {
-    e = hipEventRecord(drained_, stream_);
-    if (e == hipSuccess) e = hipEventSynchronize(drained_);
+    e = gpu::record_event(drained_, stream_);
+    if (e == hipSuccess) e = gpu::wait_event(drained_);
   } else {
-    e = hipStreamSynchronize(stream_);
+    e = gpu::sync_stream(stream_);
   }
   // A failed synchronize does not mean the stream is idle: copies may still read the slots or
   // pinned page-cache pages. They are released only once the runtime says the stream is idle.
   if (e != hipSuccess) {
-    (void)hipGetLastError();
+    gpu::clear_last_error();
     if (!confirm_idle()) return e;
   }
   for (Slot& s : slots_) {
@@ -115,10 +122,10 @@ hipError_t Lane::drain() noexcept {
 bool Lane::confirm_idle() noexcept {
   gpu::DeviceGuard guard(device_);
   for (;;) {
-    const hipError_t q = hipStreamQuery(stream_);
+    const hipError_t q = gpu::query_stream(stream_);
     if (q == hipSuccess) return true;
     if (q != hipErrorNotReady) {
-      (void)hipGetLastError();
+      gpu::clear_last_error();
       poisoned_ = true;
       return false;
     }

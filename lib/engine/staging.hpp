@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "engine/status.hpp"
@@ -40,8 +41,18 @@ class Lane {
 
   int device() const noexcept { return device_; }
   hipStream_t stream() const noexcept { return stream_; }
-  std::vector<Slot>& slots() noexcept { return slots_; }
+  std::size_t depth() const noexcept { return slots_.size(); }
   std::size_t slot_bytes() const noexcept { return slot_bytes_; }
+  /// The ring's next slot: the slots take turns, so the read into one overlaps the copies from
+  /// the others. Its last copy may still run: free_slot() it before refilling it.
+  Slot& next_slot() noexcept {
+    Slot& s = slots_[next_];
+    next_ = static_cast<unsigned>((next_ + 1) % slots_.size());
+    return s;
+  }
+  /// Starts the ring at slot `at` (each run of a job starts at the first) and returns where it
+  /// stood, for a caller that takes the ring over for a while and then gives it back.
+  unsigned restart_ring(unsigned at = 0) noexcept { return std::exchange(next_, at); }
   /// Waits for the slot's last copy and releases what it used. Returns the first error.
   hipError_t free_slot(Slot& s) noexcept;
   /// Waits for everything queued on the lane and frees every slot.
@@ -53,10 +64,15 @@ class Lane {
 
  private:
   Lane() = default;
+  /// The stream, the drain event of a blocking lane, and `depth` slots. On failure what was
+  /// made stays for ~Lane to free.
+  hipError_t make(unsigned depth, bool blocking, bool follows_null_stream);
+  hipError_t make_slot(Slot& s, bool blocking) noexcept;
   /// After a failed synchronize: asks the runtime until the stream is idle (true) or it reports an
   /// error instead of "not ready" (false: the lane is poisoned).
   bool confirm_idle() noexcept;
   int device_ = -1;
+  unsigned next_ = 0;  // the ring's next slot
   hipStream_t stream_ = nullptr;
   std::vector<Slot> slots_;
   std::size_t slot_bytes_ = 0;

@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "engine/config.hpp"
-#include "engine/engine.hpp"
 #include "engine/file_table.hpp"
+#include "engine/request.hpp"
 #include "engine/status.hpp"
 #include "fastpath/report.hpp"
 #include "gpu/hip.hpp"

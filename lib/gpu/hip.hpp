@@ -39,6 +39,14 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept;
 /// (memory it does not know, such as pageable or freed memory).
 std::uint64_t allocation_id(const void* ptr) noexcept;
 
+inline hipError_t device_count(int& count) noexcept { return hipGetDeviceCount(&count); }
+/// Makes `device` current for the calling thread, for good (DeviceGuard: for a scope).
+inline hipError_t set_device(int device) noexcept { return hipSetDevice(device); }
+/// Clears the thread's last HIP error, which a failed call leaves behind for the next
+/// hipGetLastError (the application's) to find.
+inline void clear_last_error() noexcept { (void)hipGetLastError(); }
+inline const char* error_name(hipError_t e) noexcept { return hipGetErrorName(e); }
+
 /// Makes `device` current for the scope and restores the caller's device afterwards, so that
 /// the library never leaves a thread on a different device than it found it.
 class DeviceGuard {

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// One request as the threads that move it share it: its chunks, the claims on them, and what
+// came of them. Made by Engine::execute (engine.cpp), moved by the movers (movers.cpp,
+// mapped.cpp) on the caller's thread or the workers (workers.cpp).
+#pragma once
+
+#include <fcntl.h>
+#include <sys/types.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <utility>
+
+#include "engine/file_table.hpp"
+#include "engine/request.hpp"
+#include "engine/status.hpp"
+
+namespace hipfile::engine {
+
+class FileMapping;
+
+/// What a slot holds beyond its chunk: an O_DIRECT read widens the chunk to whole blocks at
+/// both ends.
+inline constexpr std::size_t kAlignSlack = 2 * 4096;
+
+/// Asks the kernel to start reading [begin, end) into the page cache now, without waiting.
+inline void advise(int fd, off_t begin, off_t end) noexcept {
+  if (end > begin) (void)::posix_fadvise(fd, begin, end - begin, POSIX_FADV_WILLNEED);
+}
+
+struct Job {
+  /// `req` cut into chunks of `chunk_size` bytes at multiples of it in file-offset space.
+  Job(const Request& r, off_t chunk_size) noexcept
+      : req(r),
+        chunk(chunk_size),
+        end(r.offset + static_cast<off_t>(r.size)),
+        next(r.offset / chunk_size),
+        last((end - 1) / chunk_size),
+        one_chunk(last == r.offset / chunk_size),
+        eof(end),
+        lost(end) {}
+
+  Request req;
+  off_t chunk = 0;                 // chunk size for this job
+  off_t end = 0;                   // req.offset + req.size
+  std::atomic<off_t> next{0};      // next chunk index to claim
+  off_t last = 0;                  // last chunk index
+  std::atomic<bool> failed{false};
+  // A lane could not confirm that its copies finished: they may still read the mapping.
+  std::atomic<bool> device_in_doubt{false};
+  const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
+  off_t prefetch_ahead = 0;        // cold buffered read: chunks advised (WILLNEED) ahead of the claims
+  bool one_chunk = false;          // the whole request is one chunk
+
+  std::mutex mu;
+  std::condition_variable done_cv;
+  Status error;
+  off_t eof;                       // lowest file offset where a read came up short
+  off_t lost;                      // lowest start of a claimed chunk that did not complete
+  int participants = 0;
+  int finished = 0;
+
+  /// Chunks in the request (all of them until the first claim).
+  off_t chunks() const noexcept { return last - req.offset / chunk + 1; }
+  // The file range of chunk k, clipped to the request. The last chunk ends at `end`, so no
+  // product passes end (a request may end at the largest file offset).
+  std::pair<off_t, off_t> range(off_t k) const noexcept {
+    return {std::max(req.offset, k * chunk), k >= last ? end : (k + 1) * chunk};
+  }
+  // End of the chunks claimed so far: every chunk past it is untouched.
+  off_t claimed_end() const noexcept {
+    const off_t n = next.load(std::memory_order_relaxed);
+    return n > last ? end : std::max(req.offset, n * chunk);
+  }
+  // The contiguous prefix that moved: up to the first chunk that failed or was skipped, the
+  // first short read, and the last claimed chunk.
+  off_t moved_end() const noexcept { return std::min({lost, eof, claimed_end()}); }
+  // Claims up to `n` consecutive chunks [first, last]; false when none is left.
+  bool claim_run(off_t n, off_t& first, off_t& last_claimed) noexcept {
+    if (failed.load(std::memory_order_relaxed)) return false;
+    first = next.fetch_add(n, std::memory_order_relaxed);
+    if (first > last) return false;
+    last_claimed = std::min(first + n - 1, last);
+    return true;
+  }
+  bool claim(off_t& k) noexcept {
+    if (failed.load(std::memory_order_relaxed)) return false;
+    k = next.fetch_add(1, std::memory_order_relaxed);
+    return k <= last;
+  }
+  // Cold buffered reads: whoever claims chunk k asks for chunk k + prefetch_ahead, so the disk
+  // always has that window queued (the first window is asked for when the job starts).
+  void prefetch_for(off_t k) const noexcept {
+    if (prefetch_ahead == 0 || k + prefetch_ahead > last) return;
+    auto [a, b] = range(k + prefetch_ahead);
+    advise(req.file->buffered_fd, a, b);
+  }
+  /// The job failed; the chunk starting at `at` (and so everything from it on) is not known to
+  /// have moved. Without `at`, the failing thread had claimed nothing.
+  void fail(Status st, off_t at = -1) {
+    std::lock_guard lock(mu);
+    if (error.ok()) error = st;
+    if (at >= 0) lost = std::min(lost, at);
+    failed = true;
+  }
+  /// A claimed chunk at `at` was not moved because the job had already failed.
+  void skipped(off_t at) {
+    std::lock_guard lock(mu);
+    lost = std::min(lost, at);
+  }
+  void short_at(off_t offset) {
+    std::lock_guard lock(mu);
+    eof = std::min(eof, offset);
+  }
+  void participant_done() {
+    std::lock_guard lock(mu);
+    if (++finished == participants) done_cv.notify_all();
+  }
+};
+
+}  // namespace hipfile::engine

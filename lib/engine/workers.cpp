@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The engine's worker pool: threads started on the first large request, each with a lane per
+// device, taking part in the jobs queued to them; and the share of them one request gets.
+#include "engine/engine.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+#include "engine/job.hpp"
+#include "gpu/hip.hpp"
+
+namespace hipfile::engine {
+
+namespace {
+constexpr std::size_t kMinParallelChunk = 256u << 10;
+std::atomic<void (*)()> destroyed_hook{nullptr};
+}  // namespace
+
+void on_engine_destroyed_for_test(void (*hook)()) noexcept { destroyed_hook.store(hook); }
+
+Engine::~Engine() {
+  if (auto hook = destroyed_hook.load()) hook();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+    for (auto& [device, lane] : w->lanes) release_lane(std::move(lane));
+  }
+  inline_lanes_.clear();
+  ordered_inline_lanes_.clear();
+}
+
+void Engine::start_workers() {
+  unsigned n = config_.effective_threads();
+  workers_.reserve(n);
+  for (unsigned i = 0; i < n; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    Worker* w = workers_.back().get();
+    try {
+      w->thread = std::thread([this, w] { worker_main(*w); });
+    } catch (...) {
+      workers_.pop_back();  // fewer workers; none at all is the caller's error (call_once retries)
+      if (workers_.empty()) throw;
+      break;
+    }
+  }
+}
+
+void Engine::worker_main(Worker& w) {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    Lane* lane = nullptr;
+    if (job->req.device >= 0) {
+      Status st;
+      try {
+        lane = worker_lane(w, job->req.device, st);
+      } catch (...) {  // bad_alloc making the lane: this request fails, the worker lives on
+        st = Status::of(hipFileInternalError);
+      }
+      if (!lane) job->fail(st);
+    }
+    if (!job->failed) run(*job, lane);
+    job->participant_done();
+  }
+}
+
+// A request's fair share of the workers: all of them on an idle engine, workers / (requests in
+// flight + 1) on a busy one (many callers, futures, batch). The share is cut into chunks so that
+// each participant has `depth` of them, and the read of one overlaps the copy of the last;
+// finer pieces only add copies and queue entries for workers that are taken anyway. Measured
+// against spreading every request over every worker (see bench/RESULTS.md, "How a request is
+// split"): many mid-sized requests in flight gained most, and no other figure lost.
+std::ptrdiff_t Engine::fair_share() const noexcept {
+  const auto workers = static_cast<std::ptrdiff_t>(workers_.size());
+  return std::max<std::ptrdiff_t>(1, workers / (jobs_.load(std::memory_order_relaxed) + 1));
+}
+
+off_t Engine::parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept {
+  const auto n = static_cast<std::size_t>(share);
+  const std::size_t per_participant = (size + n - 1) / n / std::max(1u, config_.staging_depth);
+  return static_cast<off_t>(std::clamp<std::size_t>((per_participant + 65535) & ~std::size_t{65535},
+                                                    std::min(kMinParallelChunk, chunk_), chunk_));
+}
+
+Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
+  auto it = w.lanes.find(device);
+  if (it != w.lanes.end() && !it->second->poisoned()) return it->second.get();
+  if (it != w.lanes.end()) {
+    release_lane(std::move(it->second));  // its memory may still be in use: replaced, not reused
+    w.lanes.erase(it);
+  }
+  std::unique_ptr<Lane> lane =
+      Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.blocking_wait);
+  if (!lane) return nullptr;
+  // Worker threads belong to the library: leave them on the device they serve most recently.
+  (void)gpu::set_device(device);
+  return w.lanes.emplace(device, std::move(lane)).first->second.get();
+}
+
+}  // namespace hipfile::engine
