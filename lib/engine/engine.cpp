@@ -175,11 +175,11 @@ Status Engine::run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t sh
   }
   int n = static_cast<int>(std::min<off_t>(job->chunks(), static_cast<off_t>(share)));
   job->participants = n;
-  jobs_.fetch_add(1, std::memory_order_relaxed);
-  // All or nothing: the entries are made first (this may throw, and then no worker has the job),
-  // and handed over in one step that cannot fail. Once a worker has it, this call waits for it:
-  // the mapping and the file lease must outlive every participant.
+  // All or nothing: the entries are made first (this may throw, and then no worker has the job
+  // and it is not counted), and handed over in one step that cannot fail. Once a worker has it,
+  // this call waits for it: the mapping and the file lease must outlive every participant.
   std::list<std::shared_ptr<Job>> entries(static_cast<std::size_t>(n), job);
+  jobs_.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard lock(mu_);
     queue_.splice(queue_.end(), entries);

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <limits>
 
@@ -40,12 +41,14 @@ void Engine::run_unguarded(Job& job, Lane* lane) {
     // Pinning page-cache pages serialises inside the GPU driver (one pinning thread outran
     // sixteen: db3beb5, see bench/RESULTS.md, "Earlier figures (for the record)"), so only
     // map_workers threads map; the rest stage.
-    if (job.mapping && map_active_.fetch_add(1) < static_cast<int>(config_.map_workers)) {
-      run_mapped_read(job, *lane, config_);
-      map_active_.fetch_sub(1);
-      return;
+    if (job.mapping) {
+      // Counted while this thread maps, given back however it leaves (an exception included).
+      struct Mapping {
+        std::atomic<int>& active;
+        ~Mapping() { active.fetch_sub(1); }
+      } counted{map_active_};
+      if (map_active_.fetch_add(1) < static_cast<int>(config_.map_workers)) return run_mapped_read(job, *lane, config_);
     }
-    if (job.mapping) map_active_.fetch_sub(1);
     return run_read(job, *lane, config_);
   }
   return run_write(job, *lane);
