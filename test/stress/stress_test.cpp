@@ -6,12 +6,17 @@
 // the pinned-memory limit (new instances while I/O runs). CI runs it for a few seconds; under
 // ASan+UBSan and TSan it runs for a minute:
 //   HIPFILE_STRESS_SECONDS=60 HIPFILE_STRESS_THREADS=64 build/test/stress/stress_test
+// HIPFILE_STRESS_CHANGE_MS sets the limit changer's period (default 3; 0: no changes),
+// HIPFILE_STRESS_FORMS the I/O forms (0 sync, 1 async, 2 batch; default all three on hip-cpu,
+// "02" on the GPU platforms, see kForms). A line a second on
+// stderr says how far it got.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <random>
@@ -26,6 +31,14 @@ using namespace hipfile::test;
 namespace {
 
 constexpr std::size_t kRange = 1u << 20;  // each thread's part of the file
+#ifdef __HIP_PLATFORM_CPU__
+constexpr const char* kForms = "012";
+#else
+// Not async by default on the GPU platforms: async I/O submitted from 8 threads on 8 streams at
+// once stops making progress on the H200 (doc/async-batch.md, "Known problem"); 1 or 2 threads
+// do not. HIPFILE_STRESS_FORMS=012 runs it.
+constexpr const char* kForms = "02";
+#endif
 using Clock = std::chrono::steady_clock;
 
 unsigned knob(const char* name, unsigned fallback) {
@@ -35,10 +48,12 @@ unsigned knob(const char* name, unsigned fallback) {
 
 struct Shared {
   std::string path;
+  std::string forms = kForms;  // HIPFILE_STRESS_FORMS: which of write_then_read's forms to use
   Clock::time_point until;
   std::atomic<unsigned> failures{0};
   std::atomic<unsigned> last_closes{0};
   std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> iterations{0};
   std::atomic<bool> done{false};
   std::mutex mu;
   std::vector<std::string> first_failures;  // Catch2 is not thread-safe: reported by the main thread
@@ -105,7 +120,7 @@ void iteration(Shared& s, unsigned t, std::mt19937_64& rng, DeviceMem& src, Devi
     const auto at = static_cast<hoff_t>(t * kRange);
     const std::uint64_t seed = rng();
     to_device(src.get(), pattern(size, seed));
-    const unsigned how = static_cast<unsigned>(rng() % 3);
+    const unsigned how = static_cast<unsigned>(s.forms[rng() % s.forms.size()] - '0');
     if (write_then_read(how, fh, src.get(), dst.get(), size, at, stream) != static_cast<ssize_t>(size))
       s.fail("I/O form " + std::to_string(how) + " of " + std::to_string(size) + " bytes", t);
     else if (to_host(dst.get(), size) != pattern(size, seed))
@@ -117,6 +132,7 @@ void iteration(Shared& s, unsigned t, std::mt19937_64& rng, DeviceMem& src, Devi
   }
   if (fd >= 0) ::close(fd);
   if (hipFileDriverClose().err != hipFileSuccess) s.fail("driver close", t);
+  ++s.iterations;
 }
 
 // Runs when every thread has arrived at the barrier: at the first of each pair all have closed
@@ -146,13 +162,26 @@ void worker(Shared& s, unsigned t, Together& together) {
   (void)hipStreamDestroy(stream);
 }
 
-// A new instance every few milliseconds, while the others' I/O runs on the old ones.
-void limit_changer(Shared& s) {
-  for (unsigned i = 0; !s.done; ++i) {
+// A new instance every `ms` milliseconds, while the others' I/O runs on the old ones.
+void limit_changer(Shared& s, unsigned ms) {
+  for (unsigned i = 0; ms != 0 && !s.done; ++i) {
     const std::size_t kib = (i % 2 ? 64u : 256u) << 10;
     hipFileError_t e = hipFileDriverSetMaxPinnedMemSize(kib);
     if (e.err != hipFileSuccess) s.fail("set pinned limit: " + std::to_string(e.err), 999);
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  }
+}
+
+// A line a second on stderr while the threads run, so a long or stuck run shows where it is.
+void progress(const Shared& s, const std::atomic<unsigned>& running) {
+  const auto start = Clock::now();
+  for (auto next = start + std::chrono::seconds(1); running > 0; next += std::chrono::seconds(1)) {
+    while (running > 0 && Clock::now() < next) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (running == 0) break;
+    std::fprintf(stderr, "stress: %3llds, %u threads running, %llu iterations, %llu MiB checked, %u last closes, %u failures\n",
+                 static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count()),
+                 running.load(), static_cast<unsigned long long>(s.iterations.load()),
+                 static_cast<unsigned long long>(s.bytes.load() >> 20), s.last_closes.load(), s.failures.load());
   }
 }
 
@@ -161,15 +190,23 @@ void limit_changer(Shared& s) {
 TEST_CASE("Threads register, read, write, deregister and close the driver at once", "[stress]") {
   ClosedDriver guard;
   const unsigned threads = knob("HIPFILE_STRESS_THREADS", 64), seconds = knob("HIPFILE_STRESS_SECONDS", 3);
+  const unsigned change_ms = knob("HIPFILE_STRESS_CHANGE_MS", 3);  // 0: the limit never changes
   TempFile f(threads * kRange, 3);
   Shared s;
   s.path = f.path();
+  if (const char* forms = std::getenv("HIPFILE_STRESS_FORMS"); forms && *forms) s.forms = forms;
   s.until = Clock::now() + std::chrono::seconds(seconds);
   unsigned phase = 0;
   Together together(static_cast<std::ptrdiff_t>(threads), Census{&s, &phase});
-  std::thread changer(limit_changer, std::ref(s));
+  std::thread changer(limit_changer, std::ref(s), change_ms);
+  std::atomic<unsigned> running{threads};
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, std::ref(s), t, std::ref(together));
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      worker(s, t, together);
+      --running;
+    });
+  progress(s, running);
   for (auto& th : pool) th.join();
   s.done = true;
   changer.join();
