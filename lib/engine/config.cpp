@@ -108,18 +108,22 @@ struct EnvReader {
     }
   }
 
+  // Reads `name` with `parse` into `out`; false when it is unset, or malformed or outside
+  // [min, max] (said, with `expected` followed by the range).
+  template <class Parse>
+  bool bounded(const char* name, std::size_t& out, std::size_t min, std::size_t max, Parse parse,
+               const std::string& expected, const char* to) {
+    const char* v = env::get(name);
+    if (v == nullptr) return false;
+    if (parse(v, out) && out >= min && out <= max) return true;
+    complain(name, v, (expected + std::to_string(min) + to + std::to_string(max)).c_str());
+    return false;
+  }
+
   // A plain decimal count, parsed with overflow checks: 4294967297 is out of range, not 1.
   void count(const char* name, unsigned& field, std::size_t min, std::size_t max) {
-    const char* v = env::get(name);
-    if (v == nullptr) return;
     std::size_t parsed = 0;
-    if (!parse_count(v, parsed) || parsed < min || parsed > max) {
-      char expected[64];
-      std::snprintf(expected, sizeof expected, "%zu-%zu", min, max);
-      complain(name, v, expected);
-      return;
-    }
-    field = static_cast<unsigned>(parsed);
+    if (bounded(name, parsed, min, max, parse_count, "", "-")) field = static_cast<unsigned>(parsed);
   }
 
   void boolean(const char* name, bool& field) {
@@ -129,16 +133,9 @@ struct EnvReader {
   }
 
   void size(const char* name, std::size_t& field, std::size_t min, std::size_t max) {
-    const char* v = env::get(name);
-    if (v == nullptr) return;
     std::size_t parsed = 0;
-    if (!parse_size(v, parsed) || parsed < min || parsed > max) {
-      char expected[160];
-      std::snprintf(expected, sizeof expected, "a size such as 4096, 512k, 4M, 1G between %zu and %zu", min, max);
-      complain(name, v, expected);
-      return;
-    }
-    field = parsed;
+    if (bounded(name, parsed, min, max, parse_size, "a size such as 4096, 512k, 4M, 1G between ", " and "))
+      field = parsed;
   }
 
   // A path names a file to load, append to or replace: a privileged process takes none from
