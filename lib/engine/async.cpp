@@ -213,7 +213,7 @@ hipFileError_t stream_register(hipStream_t stream, unsigned flags_in) {
   if ((flags_in & ~static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK)) != 0) return {hipFileInvalidValue, hipSuccess};
   int device = -1;
   if (hipError_t e = gpu::stream_device(stream, device); e != hipSuccess) {
-    (void)hipGetLastError();
+    gpu::clear_last_error();
     return {hipFileHipDriverError, e};
   }
   StreamTable& t = streams();
@@ -241,7 +241,7 @@ hipFileError_t check_submission(Driver& driver, hipFileHandle_t fh, void* buffer
     return {hipFileInvalidValue, hipSuccess};
   int device = -1;
   if (hipError_t e = gpu::stream_device(stream, device); e != hipSuccess) {
-    (void)hipGetLastError();
+    gpu::clear_last_error();
     return {hipFileHipDriverError, e};
   }
   StreamTable& t = streams();
@@ -286,7 +286,7 @@ hipFileError_t enqueue(std::unique_ptr<AsyncOp> op, hipStream_t stream) {
   const FlagSlot slot = op->slot;
   std::lock_guard order(streams().stripe(stream));
   if (hipError_t e = gpu::launch_host_func(stream, hand_off, op.get()); e != hipSuccess) {
-    (void)hipGetLastError();
+    gpu::clear_last_error();
     flags().signal_and_release(slot);
     return {hipFileHipDriverError, e};
   }

@@ -12,6 +12,7 @@
 #include "engine/profile.hpp"
 #include "engine/stats.hpp"
 #include "fastpath/fastpath.hpp"
+#include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
 #include "sys/posix.hpp"
 
@@ -80,7 +81,7 @@ Status check_access(Direction dir, const File& file) {
 // Waits for the work queued on `device`'s NULL stream, as a synchronous hipMemcpy would.
 Status wait_null_stream(int device) {
   gpu::DeviceGuard on(device);
-  hipError_t e = on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
+  hipError_t e = on.status() == hipSuccess ? gpu::sync_stream(nullptr) : on.status();
   return e == hipSuccess ? Status::success() : Status::of_hip(e);
 }
 

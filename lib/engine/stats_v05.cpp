@@ -8,6 +8,7 @@
 #include <new>
 
 #include "engine/stats.hpp"
+#include "gpu/hip.hpp"
 
 namespace hipfile::engine::stats {
 
@@ -108,7 +109,7 @@ void fill_gpu(hipFilePerGpuStats_t& g, const hipFileStatsCounters_t (&dev)[P][O]
 
 std::uint32_t gpu_count() noexcept {
   int n = 0;
-  if (hipGetDeviceCount(&n) != hipSuccess || n < 0) return 0;
+  if (gpu::device_count(n) != hipSuccess || n < 0) return 0;
   return static_cast<std::uint32_t>(n < HIPFILE_MAX_GPUS ? n : HIPFILE_MAX_GPUS);
 }
 

@@ -45,7 +45,7 @@ void* find(const char* symbol) {
   auto gpa = reinterpret_cast<GetProcAddressFn>(dlsym(RTLD_DEFAULT, "hipGetProcAddress"));
   if (gpa != nullptr) {
     int version = 0;
-    (void)hipRuntimeGetVersion(&version);
+    (void)gpu::runtime_version(version);
     void* fn = nullptr;
     int query = 0;
     if (gpa(symbol, &fn, version, 0, &query) == hipSuccess && fn != nullptr) return fn;

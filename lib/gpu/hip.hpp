@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Every HIP runtime call the library makes goes through here, so that differences between HIP
+// Every HIP runtime call the library makes goes through lib/gpu (here, and copy.hpp for what the
+// staging engine asks of streams, events and pinned memory), so that differences between HIP
 // implementations (ROCm 5 vs 6 pointer attributes, hip-cpu, hip-cuda) are handled once.
 #pragma once
 
@@ -40,6 +41,7 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept;
 std::uint64_t allocation_id(const void* ptr) noexcept;
 
 inline hipError_t device_count(int& count) noexcept { return hipGetDeviceCount(&count); }
+inline hipError_t runtime_version(int& version) noexcept { return hipRuntimeGetVersion(&version); }
 /// Makes `device` current for the calling thread, for good (DeviceGuard: for a scope).
 inline hipError_t set_device(int device) noexcept { return hipSetDevice(device); }
 /// Clears the thread's last HIP error, which a failed call leaves behind for the next
