@@ -33,23 +33,30 @@ Registry& registry() {
 
 Batch::Batch(unsigned capacity) : entries_(capacity) {}
 
+namespace {
+
+// One operation as submitted: a known mode and opcode, a registered handle, a region inside its
+// memory.
+hipFileError_t check_entry(const Driver& driver, const hipFileIOParams_t& p) {
+  // The caller's fields are ints from C: compared as ints, never loaded as C++ enums.
+  int mode, opcode;
+  std::memcpy(&mode, &p.mode, sizeof mode);
+  std::memcpy(&opcode, &p.opcode, sizeof opcode);
+  if (mode != hipFileBatch || (opcode != hipFileBatchRead && opcode != hipFileBatchWrite))
+    return {hipFileInvalidValue, hipSuccess};
+  if (!driver.files.find(p.fh)) return {hipFileHandleNotRegistered, hipSuccess};
+  Status st = check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset);
+  if (st.ok()) return {hipFileSuccess, hipSuccess};
+  return st.op == hipFileHipDriverError ? st.to_error() : hipFileError_t{hipFileInvalidValue, hipSuccess};
+}
+
+}  // namespace
+
 hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   Driver& driver = Driver::get();
   if (!driver.is_open()) return {hipFileDriverNotInitialized, hipSuccess};
-  for (unsigned i = 0; i < nr; ++i) {
-    const hipFileIOParams_t& p = ios[i];
-    // The caller's fields are ints from C: compared as ints, never loaded as C++ enums.
-    int mode, opcode;
-    std::memcpy(&mode, &p.mode, sizeof mode);
-    std::memcpy(&opcode, &p.opcode, sizeof opcode);
-    if (mode != hipFileBatch || (opcode != hipFileBatchRead && opcode != hipFileBatchWrite))
-      return {hipFileInvalidValue, hipSuccess};
-    if (!driver.files.find(p.fh)) return {hipFileHandleNotRegistered, hipSuccess};
-    if (Status st = check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset,
-                                 p.u.batch.devPtr_offset);
-        !st.ok())
-      return st.op == hipFileHipDriverError ? st.to_error() : hipFileError_t{hipFileInvalidValue, hipSuccess};
-  }
+  for (unsigned i = 0; i < nr; ++i)
+    if (hipFileError_t e = check_entry(driver, ios[i]); e.err != hipFileSuccess) return e;
   // Every allocation happens before an entry is committed, and the tasks are queued in one step
   // that cannot fail: an error return means no operation of this call runs.
   // Each task holds a lease on the instance until it has run, so its executor outlives it.
@@ -61,24 +68,27 @@ hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   Executor::Tasks tasks;
   for (unsigned i = 0; i < nr; ++i)
     tasks.push_back([self, slots, i, instance] { self->run((*slots)[i].first, (*slots)[i].second); });
-  {
-    std::lock_guard lock(mu_);
-    if (nr > entries_.size() - outstanding_) return {hipFileBatchFull, hipSuccess};
-    unsigned next = 0;
-    for (unsigned i = 0; i < nr; ++i) {
-      while (entries_[next].in_use) ++next;
-      Entry& e = entries_[next];
-      e.params = ios[i];
-      e.status = hipFileWaiting;
-      e.ret = 0;
-      e.in_use = true;
-      ++e.generation;
-      (*slots)[i] = {next, e.generation};
-    }
-    outstanding_ += nr;
-  }
+  if (!commit(nr, ios, *slots)) return {hipFileBatchFull, hipSuccess};
   ex.post(tasks);
   return {hipFileSuccess, hipSuccess};
+}
+
+bool Batch::commit(unsigned nr, const hipFileIOParams_t* ios, std::vector<std::pair<unsigned, std::uint64_t>>& slots) {
+  std::lock_guard lock(mu_);
+  if (nr > entries_.size() - outstanding_) return false;
+  unsigned next = 0;
+  for (unsigned i = 0; i < nr; ++i) {
+    while (entries_[next].in_use) ++next;
+    Entry& e = entries_[next];
+    e.params = ios[i];
+    e.status = hipFileWaiting;
+    e.ret = 0;
+    e.in_use = true;
+    ++e.generation;
+    slots[i] = {next, e.generation};
+  }
+  outstanding_ += nr;
+  return true;
 }
 
 void Batch::run(unsigned index, std::uint64_t generation) {

@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "engine/status.hpp"
@@ -40,6 +41,9 @@ class Batch : public std::enable_shared_from_this<Batch> {
     std::uint64_t generation = 0;
     bool in_use = false;
   };
+  /// Takes `nr` free entries for `ios` and says which in `slots` (index, generation); false,
+  /// taking none, when fewer are free.
+  bool commit(unsigned nr, const hipFileIOParams_t* ios, std::vector<std::pair<unsigned, std::uint64_t>>& slots);
   void run(unsigned index, std::uint64_t generation);
 
   std::mutex mu_;

@@ -207,6 +207,72 @@ class Cufile final : public Fastpath {
 
 }  // namespace
 
+namespace {
+
+// Loads the first of `names` that dlopen accepts into `lib`, and resolves its entry points.
+// Returns why it could not, or "" when every entry point is there.
+std::string load_library(const std::vector<std::string>& names, Library& lib, Report& report) {
+  std::string tried, last_error, opened;
+  for (const std::string& name : names) {
+    // RTLD_NODELETE: libcufile is never unloaded, as KvikIO does. Its threads and atexit
+    // handlers (and those of the CUDA libraries it pulls in) must not outlive its code, and a
+    // reload at every driver open would run its constructors again.
+    lib.dl = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (lib.dl != nullptr) {
+      opened = name;
+      break;
+    }
+    const char* why = dlerror();
+    tried += (tried.empty() ? "" : ", ") + name;
+    last_error = why ? why : "?";
+  }
+  if (lib.dl == nullptr)
+    return "libcufile not loadable (tried " + tried + "; last error: " + last_error + "); every I/O uses the engine";
+  report.library = loaded_path(lib.dl, opened);
+  // cufile.h #defines cuFileDriverClose to cuFileDriverClose_v2 in recent releases.
+  if (!resolve(lib.dl, "cuFileDriverClose_v2", lib.driver_close)) resolve(lib.dl, "cuFileDriverClose", lib.driver_close);
+  const char* missing = nullptr;
+  if (!resolve(lib.dl, "cuFileDriverOpen", lib.driver_open)) missing = "cuFileDriverOpen";
+  else if (lib.driver_close == nullptr) missing = "cuFileDriverClose";
+  else if (!resolve(lib.dl, "cuFileDriverGetProperties", lib.get_properties)) missing = "cuFileDriverGetProperties";
+  else if (!resolve(lib.dl, "cuFileHandleRegister", lib.handle_register)) missing = "cuFileHandleRegister";
+  else if (!resolve(lib.dl, "cuFileHandleDeregister", lib.handle_deregister)) missing = "cuFileHandleDeregister";
+  else if (!resolve(lib.dl, "cuFileRead", lib.read)) missing = "cuFileRead";
+  else if (!resolve(lib.dl, "cuFileWrite", lib.write)) missing = "cuFileWrite";
+  return missing ? std::string("the library lacks ") + missing + "; every I/O uses the engine" : "";
+}
+
+// Opens cuFile's driver in `lib` and asks whether it has a GPU-direct path. Returns why the
+// fastpath is not kept, or "" when it is (with what was found in `found`).
+std::string open_and_probe(const Config& config, Library& lib, std::string& found) {
+  CUfileError_t e = lib.driver_open();
+  if (e.err != 0)
+    return printf_string("cuFileDriverOpen failed (err %d, cu_err %d); every I/O uses the engine", e.err, e.cu_err);
+  lib.opened = true;  // from here ~Library closes the driver before unloading
+  // Zeroed and oversized: a release whose struct is larger writes into the slack, and a field
+  // it does not fill reads as 0 ("not supported").
+  alignas(std::max_align_t) unsigned char props[kPropsBuffer] = {};
+  e = lib.get_properties(props);
+  if (e.err != 0)
+    return printf_string("cuFileDriverGetProperties failed (err %d, cu_err %d); every I/O uses the engine", e.err,
+                         e.cu_err);
+  CUfileDrvPropsHead head;
+  std::memcpy(&head, props, sizeof head);
+  const bool nvfs_module = ::access("/proc/driver/nvidia-fs", F_OK) == 0;
+  const bool nvme_p2p = (head.nvfs.dstatusflags & kStatusNvmeP2p) != 0;
+  found = printf_string(
+      "nvfs version %u.%u, status flags 0x%x, %s, P2PDMA %s", head.nvfs.major_version, head.nvfs.minor_version,
+      head.nvfs.dstatusflags, nvfs_module ? "/proc/driver/nvidia-fs present" : "no /proc/driver/nvidia-fs",
+      config.use_pcip2pdma ? (nvme_p2p ? "requested and supported" : "requested but not supported")
+                           : "not requested");
+  if (!nvfs_module && head.nvfs.major_version == 0 && !(config.use_pcip2pdma && nvme_p2p))
+    return "libcufile loaded but reports no GPU-direct storage (" + found +
+           "); its driver was closed, every I/O uses the engine";
+  return "";
+}
+
+}  // namespace
+
 std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report) {
   report = Report{};
   const std::vector<std::string> names = candidates(config);
@@ -216,71 +282,10 @@ std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report) {
     return nullptr;
   }
   auto lib = std::make_shared<Library>();
-  std::string tried, last_error, opened;
-  for (const std::string& name : names) {
-    // RTLD_NODELETE: libcufile is never unloaded, as KvikIO does. Its threads and atexit
-    // handlers (and those of the CUDA libraries it pulls in) must not outlive its code, and a
-    // reload at every driver open would run its constructors again.
-    lib->dl = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (lib->dl != nullptr) {
-      opened = name;
-      break;
-    }
-    const char* why = dlerror();
-    tried += (tried.empty() ? "" : ", ") + name;
-    last_error = why ? why : "?";
-  }
-  if (lib->dl == nullptr) {
-    report.reason = "libcufile not loadable (tried " + tried + "; last error: " + last_error +
-                    "); every I/O uses the engine";
-    return nullptr;
-  }
-  report.library = loaded_path(lib->dl, opened);
-  // cufile.h #defines cuFileDriverClose to cuFileDriverClose_v2 in recent releases.
-  if (!resolve(lib->dl, "cuFileDriverClose_v2", lib->driver_close)) resolve(lib->dl, "cuFileDriverClose", lib->driver_close);
-  const char* missing = nullptr;
-  if (!resolve(lib->dl, "cuFileDriverOpen", lib->driver_open)) missing = "cuFileDriverOpen";
-  else if (lib->driver_close == nullptr) missing = "cuFileDriverClose";
-  else if (!resolve(lib->dl, "cuFileDriverGetProperties", lib->get_properties)) missing = "cuFileDriverGetProperties";
-  else if (!resolve(lib->dl, "cuFileHandleRegister", lib->handle_register)) missing = "cuFileHandleRegister";
-  else if (!resolve(lib->dl, "cuFileHandleDeregister", lib->handle_deregister)) missing = "cuFileHandleDeregister";
-  else if (!resolve(lib->dl, "cuFileRead", lib->read)) missing = "cuFileRead";
-  else if (!resolve(lib->dl, "cuFileWrite", lib->write)) missing = "cuFileWrite";
-  if (missing != nullptr) {
-    report.reason = std::string("the library lacks ") + missing + "; every I/O uses the engine";
-    return nullptr;  // ~Library unloads it
-  }
-  CUfileError_t e = lib->driver_open();
-  if (e.err != 0) {
-    report.reason = printf_string("cuFileDriverOpen failed (err %d, cu_err %d); every I/O uses the engine", e.err,
-                                  e.cu_err);
-    return nullptr;
-  }
-  lib->opened = true;  // from here ~Library closes the driver before unloading
-
-  // Zeroed and oversized: a release whose struct is larger writes into the slack, and a field
-  // it does not fill reads as 0 ("not supported").
-  alignas(std::max_align_t) unsigned char props[kPropsBuffer] = {};
-  e = lib->get_properties(props);
-  if (e.err != 0) {
-    report.reason = printf_string("cuFileDriverGetProperties failed (err %d, cu_err %d); every I/O uses the engine",
-                                  e.err, e.cu_err);
-    return nullptr;
-  }
-  CUfileDrvPropsHead head;
-  std::memcpy(&head, props, sizeof head);
-  const bool nvfs_module = ::access("/proc/driver/nvidia-fs", F_OK) == 0;
-  const bool nvme_p2p = (head.nvfs.dstatusflags & kStatusNvmeP2p) != 0;
-  const std::string found = printf_string(
-      "nvfs version %u.%u, status flags 0x%x, %s, P2PDMA %s", head.nvfs.major_version, head.nvfs.minor_version,
-      head.nvfs.dstatusflags, nvfs_module ? "/proc/driver/nvidia-fs present" : "no /proc/driver/nvidia-fs",
-      config.use_pcip2pdma ? (nvme_p2p ? "requested and supported" : "requested but not supported")
-                           : "not requested");
-  if (!nvfs_module && head.nvfs.major_version == 0 && !(config.use_pcip2pdma && nvme_p2p)) {
-    report.reason = "libcufile loaded but reports no GPU-direct storage (" + found +
-                    "); its driver was closed, every I/O uses the engine";
-    return nullptr;  // ~Library: cuFileDriverClose, then dlclose
-  }
+  std::string found;
+  report.reason = load_library(names, *lib, report);
+  if (report.reason.empty()) report.reason = open_and_probe(config, *lib, found);
+  if (!report.reason.empty()) return nullptr;  // ~Library: cuFileDriverClose if opened, then dlclose
   report.fastpath = "cufile";
   report.gds = true;
   report.reason = "GPU-direct storage reported (" + found +
