@@ -169,9 +169,7 @@ void Engine::run_inline(Job& job) {
 Status Engine::run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t share) {
   if (job->req.after_null_stream && job->req.device >= 0) {
     // The workers' streams are non-blocking: wait for the NULL stream here.
-    gpu::DeviceGuard on(job->req.device);
-    hipError_t e = on.status() == hipSuccess ? gpu::sync_stream(nullptr) : on.status();
-    if (e != hipSuccess) return Status::of_hip(e);
+    if (hipError_t e = gpu::sync_null_stream(job->req.device); e != hipSuccess) return Status::of_hip(e);
   }
   int n = static_cast<int>(std::min<off_t>(job->chunks(), static_cast<off_t>(share)));
   job->participants = n;

@@ -80,8 +80,7 @@ Status check_access(Direction dir, const File& file) {
 
 // Waits for the work queued on `device`'s NULL stream, as a synchronous hipMemcpy would.
 Status wait_null_stream(int device) {
-  gpu::DeviceGuard on(device);
-  hipError_t e = on.status() == hipSuccess ? gpu::sync_stream(nullptr) : on.status();
+  hipError_t e = gpu::sync_null_stream(device);
   return e == hipSuccess ? Status::success() : Status::of_hip(e);
 }
 

@@ -107,6 +107,11 @@ DeviceGuard::~DeviceGuard() {
     (void)hipSetDevice(previous_);
 }
 
+hipError_t sync_null_stream(int device) noexcept {
+  DeviceGuard on(device);
+  return on.status() == hipSuccess ? hipStreamSynchronize(nullptr) : on.status();
+}
+
 #if HIP_VERSION_MAJOR < 6
 namespace {
 struct HostCall {

@@ -64,6 +64,10 @@ class DeviceGuard {
   hipError_t status_ = hipSuccess;
 };
 
+/// Waits until `device`'s NULL stream has finished the work queued on it, as a synchronous
+/// hipMemcpy would before it starts: the library's own streams are non-blocking.
+hipError_t sync_null_stream(int device) noexcept;
+
 /// Runs `fn(data)` on the host when `stream` reaches this point (hipLaunchHostFunc; ROCm 5's
 /// runtime library lacks it, so there it is a stream callback).
 hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data) noexcept;
