@@ -251,9 +251,7 @@ hipFileError_t check_submission(Driver& driver, hipFileHandle_t fh, void* buffer
     if (auto it = t.flags.find(stream); it != t.flags.end()) flags_out = it->second;
   }
   if (!driver.files.find(fh)) return {hipFileHandleNotRegistered, hipSuccess};
-  if (Status st = check_region(buffer_base, *size_p, *file_offset_p, *buffer_offset_p); !st.ok())
-    return st.op == hipFileHipDriverError ? st.to_error() : hipFileError_t{hipFileInvalidValue, hipSuccess};
-  return {hipFileSuccess, hipSuccess};
+  return check_region(buffer_base, *size_p, *file_offset_p, *buffer_offset_p);
 }
 
 // The operation with the parameters as they are now (kept where the stream fixed them), its
@@ -314,7 +312,9 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
                             hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
                             hipStream_t stream) {
   Driver& driver = Driver::get();
-  if (!driver.is_open()) {
+  // Held until the operation has run, so that its executor and engine outlive it.
+  std::shared_ptr<Instance> instance = driver.lease();
+  if (!instance) {
     driver.open_implicitly();  // upstream: open, and still refuse this call
     return {hipFileInvalidValue, hipSuccess};
   }
@@ -327,8 +327,6 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     *bytes_p = 0;
     return {hipFileSuccess, hipSuccess};  // as upstream: nothing to enqueue
   }
-  std::shared_ptr<Instance> instance = driver.lease();
-  if (!instance) return {hipFileInvalidValue, hipSuccess};  // closed since the check above
   (void)instance->executor();  // started now, so that the hand-off only queues
   std::unique_ptr<AsyncOp> op;
   if (hipFileError_t e = prepare_op(op, std::move(instance), dir, fh, buffer_base, size_p, file_offset_p,

@@ -45,23 +45,20 @@ hipFileError_t check_entry(const Driver& driver, const hipFileIOParams_t& p) {
   if (mode != hipFileBatch || (opcode != hipFileBatchRead && opcode != hipFileBatchWrite))
     return {hipFileInvalidValue, hipSuccess};
   if (!driver.files.find(p.fh)) return {hipFileHandleNotRegistered, hipSuccess};
-  Status st = check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset);
-  if (st.ok()) return {hipFileSuccess, hipSuccess};
-  return st.op == hipFileHipDriverError ? st.to_error() : hipFileError_t{hipFileInvalidValue, hipSuccess};
+  return check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset);
 }
 
 }  // namespace
 
 hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   Driver& driver = Driver::get();
-  if (!driver.is_open()) return {hipFileDriverNotInitialized, hipSuccess};
+  // Each task holds a lease on the instance until it has run, so its executor outlives it.
+  std::shared_ptr<Instance> instance = driver.lease();
+  if (!instance) return {hipFileDriverNotInitialized, hipSuccess};
   for (unsigned i = 0; i < nr; ++i)
     if (hipFileError_t e = check_entry(driver, ios[i]); e.err != hipFileSuccess) return e;
   // Every allocation happens before an entry is committed, and the tasks are queued in one step
   // that cannot fail: an error return means no operation of this call runs.
-  // Each task holds a lease on the instance until it has run, so its executor outlives it.
-  std::shared_ptr<Instance> instance = driver.lease();
-  if (!instance) return {hipFileDriverNotInitialized, hipSuccess};  // closed since the check above
   Executor& ex = instance->executor();
   auto self = shared_from_this();
   auto slots = std::make_shared<std::vector<std::pair<unsigned, std::uint64_t>>>(nr);

@@ -115,14 +115,10 @@ Status make_request(Direction dir, File& file, const std::byte* base, const Targ
   return Status::success();
 }
 
-// The checks that need no memory lookup, in upstream's order: the driver, the handle, then the
-// arguments. Returns the file's lease (empty on failure, with `st` set).
+// The checks that need no memory lookup, after the driver's, in upstream's order: the handle,
+// then the arguments. Returns the file's lease (empty on failure, with `st` set).
 Lease<File> check_call(Driver& driver, hipFileHandle_t fh, const void* base, std::size_t size, hoff_t file_offset,
                        hoff_t buffer_offset, Status& st) {
-  if (!driver.is_open()) {
-    st = Status::of_errno(EINVAL);  // upstream: no driver is an errno, not an op error
-    return {};
-  }
   Lease<File> file = driver.files.find(fh);
   if (!file) st = Status::of(hipFileHandleNotRegistered);
   else if (!valid_arguments(base, size, file_offset, buffer_offset)) st = Status::of(hipFileInvalidValue);
@@ -143,28 +139,29 @@ bool valid_arguments(const void* base, std::size_t size, hoff_t file_offset, hof
          file_offset <= LLONG_MAX - static_cast<hoff_t>(size);
 }
 
-Status check_region(const void* buffer_base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) {
-  if (!valid_arguments(buffer_base, size, file_offset, buffer_offset)) return Status::of(hipFileInvalidValue);
+hipFileError_t check_region(const void* buffer_base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) {
+  constexpr hipFileError_t kInvalid{hipFileInvalidValue, hipSuccess};
+  if (!valid_arguments(buffer_base, size, file_offset, buffer_offset)) return kInvalid;
   Target t;
-  if (Status st = resolve(Driver::get(), static_cast<const std::byte*>(buffer_base), nullptr, t); !st.ok()) return st;
+  if (Status st = resolve(Driver::get(), static_cast<const std::byte*>(buffer_base), nullptr, t); !st.ok())
+    return st.op == hipFileHipDriverError ? st.to_error() : kInvalid;
   const auto off = static_cast<std::size_t>(buffer_offset);
-  if (off > t.usable || size > t.usable - off || (off == t.usable && t.usable != 0 && size != 0))
-    return Status::of(hipFileInvalidValue);
-  return Status::success();
+  if (off > t.usable || size > t.usable - off || (off == t.usable && t.usable != 0 && size != 0)) return kInvalid;
+  return {hipFileSuccess, hipSuccess};
 }
 
 IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
                hoff_t file_offset, hoff_t buffer_offset, Ordering ordering) {
   IoResult r;
   Driver& driver = Driver::get();
-  Lease<File> file = check_call(driver, fh, buffer_base, size, file_offset, buffer_offset, r.status);
-  if (!file) return r;
   // One lease for the whole request: its configuration, engine and fastpath belong together.
   const std::shared_ptr<Instance> instance = driver.lease();
   if (!instance) {
-    r.status = Status::of_errno(EINVAL);  // closed since the check above
+    r.status = Status::of_errno(EINVAL);  // upstream: no driver is an errno, not an op error
     return r;
   }
+  Lease<File> file = check_call(driver, fh, buffer_base, size, file_offset, buffer_offset, r.status);
+  if (!file) return r;
   const Config& config = instance->config();
   const auto* base = static_cast<const std::byte*>(buffer_base);
   Target t;
