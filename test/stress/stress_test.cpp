@@ -9,7 +9,8 @@
 // HIPFILE_STRESS_CHANGE_MS sets the limit changer's period (default 3; 0: no changes),
 // HIPFILE_STRESS_FORMS the I/O forms (0 sync, 1 async, 2 batch; default all three on hip-cpu,
 // "02" on the GPU platforms, see kForms). A line a second on
-// stderr says how far it got.
+// stderr says how far it got; after HIPFILE_STRESS_STALL_S seconds (default 30; 0: never) with
+// no iteration finished it prints every thread's stack and fails.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
+#include "stacks.hpp"
 
 using namespace hipfile::test;
 
@@ -172,12 +174,26 @@ void limit_changer(Shared& s, unsigned ms) {
   }
 }
 
+// No iteration finished for `stall_s` seconds: every thread's stack goes to stderr, and the run
+// ends failed instead of waiting for the test harness's timeout.
+void stop_stalled(unsigned stall_s) {
+  std::fprintf(stderr, "stress: stuck, no iteration finished in %u s; every thread's stack:\n", stall_s);
+  dump_thread_stacks(2);
+  std::fflush(stderr);
+  std::_Exit(3);
+}
+
 // A line a second on stderr while the threads run, so a long or stuck run shows where it is.
-void progress(const Shared& s, const std::atomic<unsigned>& running) {
+void progress(const Shared& s, const std::atomic<unsigned>& running, unsigned stall_s) {
   const auto start = Clock::now();
+  std::uint64_t seen = 0;
+  unsigned still = 0;  // seconds without a finished iteration
   for (auto next = start + std::chrono::seconds(1); running > 0; next += std::chrono::seconds(1)) {
     while (running > 0 && Clock::now() < next) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (running == 0) break;
+    still = s.iterations == seen ? still + 1 : 0;
+    seen = s.iterations;
+    if (stall_s != 0 && still >= stall_s) stop_stalled(stall_s);
     std::fprintf(stderr, "stress: %3llds, %u threads running, %llu iterations, %llu MiB checked, %u last closes, %u failures\n",
                  static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count()),
                  running.load(), static_cast<unsigned long long>(s.iterations.load()),
@@ -191,6 +207,7 @@ TEST_CASE("Threads register, read, write, deregister and close the driver at onc
   ClosedDriver guard;
   const unsigned threads = knob("HIPFILE_STRESS_THREADS", 64), seconds = knob("HIPFILE_STRESS_SECONDS", 3);
   const unsigned change_ms = knob("HIPFILE_STRESS_CHANGE_MS", 3);  // 0: the limit never changes
+  const unsigned stall_s = knob("HIPFILE_STRESS_STALL_S", 30);     // 0: wait for ever
   TempFile f(threads * kRange, 3);
   Shared s;
   s.path = f.path();
@@ -206,7 +223,7 @@ TEST_CASE("Threads register, read, write, deregister and close the driver at onc
       worker(s, t, together);
       --running;
     });
-  progress(s, running);
+  progress(s, running, stall_s);
   for (auto& th : pool) th.join();
   s.done = true;
   changer.join();
