@@ -2,9 +2,11 @@
 #include "engine/async.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -14,6 +16,7 @@
 #include "engine/executor.hpp"
 #include "engine/instance.hpp"
 #include "engine/io.hpp"
+#include "engine/log.hpp"
 #include "gpu/hip.hpp"
 
 namespace hipfile::engine {
@@ -43,7 +46,8 @@ class FlagPool {
   /// A word and its next target. A failed allocation is that call's error only: the next call
   /// tries again.
   hipError_t acquire(FlagSlot& out) {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
+    open_cv_.wait(lock, [&] { return !quiet_; });
     for (;;) {
       if (free_.empty())
         if (hipError_t e = grow(); e != hipSuccess) return e;
@@ -55,6 +59,7 @@ class FlagPool {
       out.device = w.device;
       out.index = i;
       out.target = ++w.value;
+      ++armed_;
       return hipSuccess;
     }
   }
@@ -63,6 +68,27 @@ class FlagPool {
     std::atomic_ref<std::uint32_t>(*s.host).store(s.target, std::memory_order_release);
     std::lock_guard lock(mu_);
     free_.push_back(s.index);  // capacity reserved in grow(): no allocation here
+    if (--armed_ == 0) drained_cv_.notify_all();
+  }
+  /// Runs `fn` while no stream waits on a word: new acquires wait until it returns, and it
+  /// starts once every word handed out has been raised. Said once a second while it waits.
+  void quiesce(const std::function<void()>& fn) {
+    std::unique_lock lock(mu_);
+    open_cv_.wait(lock, [&] { return !quiet_; });  // one at a time
+    quiet_ = true;
+    while (!drained_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return armed_ == 0; }))
+      HIPFILE_LOG(Warn, "freeing staging memory waits for %zu async operations still in flight (their "
+                  "streams have not reached them)", armed_);
+    lock.unlock();
+    struct Reopen {
+      FlagPool* pool;
+      ~Reopen() {
+        std::lock_guard again(pool->mu_);
+        pool->quiet_ = false;
+        pool->open_cv_.notify_all();
+      }
+    } reopen{this};
+    fn();
   }
   /// Test hook: every free word continues from `value` (to reach the wrap quickly).
   void advance_free_words(std::uint32_t value) {
@@ -98,6 +124,9 @@ class FlagPool {
   std::mutex mu_;
   std::vector<Word> words_;
   std::vector<std::uint32_t> free_;
+  std::size_t armed_ = 0;  // words handed out and not yet raised: streams that may wait on one
+  bool quiet_ = false;     // a quiesce runs: acquire waits
+  std::condition_variable open_cv_, drained_cv_;
 };
 
 FlagPool& flags() {
@@ -335,6 +364,8 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
     return e;
   return enqueue(std::move(op), stream);
 }
+
+void without_async_waits(const std::function<void()>& fn) { flags().quiesce(fn); }
 
 void advance_flag_words_for_test(std::uint32_t value) { flags().advance_free_words(value); }
 

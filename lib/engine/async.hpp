@@ -24,11 +24,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "engine/engine.hpp"
 #include "engine/status.hpp"
 
 namespace hipfile::engine {
+
+/// Runs `fn` while no stream waits on an async operation's flag word: submissions wait until it
+/// returns, and it starts once the operations in flight have finished. For freeing staging
+/// memory: CUDA's hipHostFree and hipStreamDestroy hold the context's lock while the device
+/// drains, and an executor thread raising a flag needs that lock for its copies, so freeing
+/// while a stream waits on a flag never returns (doc/async-batch.md, bench/RESULTS.md).
+void without_async_waits(const std::function<void()>& fn);
 
 /// Test hook (async suite): every free flag word continues from `value`, so a test reaches the
 /// 32-bit wrap in a few operations.

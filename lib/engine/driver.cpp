@@ -5,6 +5,7 @@
 #include <string_view>
 #include <thread>
 
+#include "engine/async.hpp"
 #include "engine/batch.hpp"
 #include "engine/log.hpp"
 #include "engine/profile.hpp"
@@ -62,10 +63,12 @@ void Driver::open_implicitly() {
 
 namespace {
 
-// Destroys the instances on this thread: each once no request holds it any more. The tables
+// Destroys the instances on this thread: once no request holds any of them, and while no stream
+// waits on an async operation (without_async_waits: their staging memory is freed). The tables
 // were emptied first, so only requests finishing their last step and async operations that
-// their streams have not reached yet can; the wait for the latter is said once a second.
+// their streams have not reached yet can hold one; the wait for the latter is said once a second.
 void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
+  if (dead.empty()) return;
   using Clock = std::chrono::steady_clock;
   for (auto& instance : dead) {
     auto said = Clock::now();
@@ -81,8 +84,8 @@ void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
                     "streams have not reached them)", static_cast<long>(instance.use_count() - 1));
       }
     }
-    instance.reset();
   }
+  without_async_waits([&dead] { dead.clear(); });
 }
 
 }  // namespace
