@@ -148,9 +148,16 @@ struct Census {
 };
 using Together = std::barrier<Census>;
 
-void worker(Shared& s, unsigned t, Together& together) {
+// Each thread's device memory, freed only after every thread has finished: hipFree synchronizes
+// the device, so on CUDA (and hip-cpu) freeing it while another thread's stream waits for an async
+// operation would wait for ever (doc/async-batch.md).
+struct Buffers {
+  DeviceMem src{kRange}, dst{kRange};
+};
+
+void worker(Shared& s, unsigned t, Together& together, Buffers& mem) {
   std::mt19937_64 rng(t * 7919 + 1);
-  DeviceMem src(kRange), dst(kRange);
+  DeviceMem &src = mem.src, &dst = mem.dst;
   hipStream_t stream = nullptr;
   if (hipStreamCreateWithFlags(&stream, hipStreamNonBlocking) != hipSuccess) return s.fail("stream", t);
   for (unsigned i = 1; Clock::now() < s.until; ++i) {
@@ -217,10 +224,11 @@ TEST_CASE("Threads register, read, write, deregister and close the driver at onc
   Together together(static_cast<std::ptrdiff_t>(threads), Census{&s, &phase});
   std::thread changer(limit_changer, std::ref(s), change_ms);
   std::atomic<unsigned> running{threads};
+  std::vector<Buffers> buffers(threads);
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      worker(s, t, together);
+      worker(s, t, together, buffers[t]);
       --running;
     });
   progress(s, running, stall_s);

@@ -124,6 +124,7 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind
 
 hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
     HIPCPU_ENTER();
+    hipcpu::ContextShared context(hipcpu::context_lock());
     if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
     hipcpu::StreamRef st = hipcpu::resolve_stream(stream);
     if (!st) return ret(hipErrorInvalidHandle);
@@ -145,6 +146,7 @@ hipError_t hipMemset(void *dst, int value, size_t sizeBytes) {
 
 hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream) {
     HIPCPU_ENTER();
+    hipcpu::ContextShared context(hipcpu::context_lock());
     if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
     hipcpu::StreamRef st = hipcpu::resolve_stream(stream);
     if (!st) return ret(hipErrorInvalidHandle);

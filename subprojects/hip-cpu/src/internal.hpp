@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -93,5 +94,20 @@ void wait_for(const StreamRef &s, std::uint64_t seq);
 hipError_t take_stream_error(const StreamRef &s);
 // Wait for every stream of the device; the first asynchronous error found, if any.
 hipError_t synchronize_device(int dev);
+// Waits until every stream of every device has run what was queued on it so far, taking no
+// stream's error (the frees' drain below).
+void drain_all_devices();
+
+// ---- context.cpp -----------------------------------------------------------------------------
+// CUDA's context lock, so that what deadlocks on a GPU deadlocks here: hipFree and hipHostFree
+// drain every device while holding it (FreeUnderContextLock), and the calls that queue copies,
+// memsets and host functions take it shared (ContextShared). Freeing memory while a stream waits
+// for work another thread has yet to queue therefore never returns, as with CUDA.
+std::shared_mutex &context_lock();
+using ContextShared = std::shared_lock<std::shared_mutex>;
+struct FreeUnderContextLock {
+    std::unique_lock<std::shared_mutex> held{context_lock()};
+    FreeUnderContextLock() { drain_all_devices(); }
+};
 
 }  // namespace hipcpu

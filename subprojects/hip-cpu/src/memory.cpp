@@ -258,6 +258,7 @@ hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flag
 hipError_t hipFree(void *ptr) {
     HIPCPU_ENTER();
     if (ptr == nullptr) return hipSuccess;
+    hipcpu::FreeUnderContextLock drained;
     // hipFree releases device and managed memory, and only by the allocation's base address.
     AllocationRef al = hipcpu::remove(ptr, MemKind::Device);
     if (!al) al = hipcpu::remove(ptr, MemKind::Managed);
@@ -302,6 +303,7 @@ hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags) {
 hipError_t hipHostFree(void *ptr) {
     HIPCPU_ENTER();
     if (ptr == nullptr) return hipSuccess;
+    hipcpu::FreeUnderContextLock drained;
     if (!hipcpu::remove(ptr, MemKind::PinnedHost)) return ret(hipErrorInvalidValue);
     return hipSuccess;
 }

@@ -197,6 +197,17 @@ hipError_t synchronize_device(int dev) {
     return first;
 }
 
+void drain_all_devices() {
+    std::vector<std::pair<StreamRef, std::uint64_t>> work;
+    for (int dev = 0; dev < device_count(); ++dev) {
+        DeviceQueues &d = table().devices[std::size_t(dev)];
+        std::lock_guard g(d.m);
+        if (d.null_stream) work.emplace_back(d.null_stream, d.null_stream->pending());
+        for (const StreamRef &s : d.streams) work.emplace_back(s, s->pending());
+    }
+    for (const auto &[s, seq] : work) s->wait(seq);
+}
+
 }  // namespace hipcpu
 
 using hipcpu::ret;
@@ -306,6 +317,7 @@ hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags) {
 
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData) {
     HIPCPU_ENTER();
+    hipcpu::ContextShared context(hipcpu::context_lock());
     if (fn == nullptr) return ret(hipErrorInvalidValue);
     if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
     StreamRef s = hipcpu::resolve_stream(stream);

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <atomic>
+#include <chrono>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -204,8 +205,8 @@ TEST_CASE("async copies to a bad stream handle", "[copies]") {
     (void)hipGetLastError();
 }
 
-TEST_CASE("freeing memory with copies still queued is safe", "[copies]") {
-    // The queued copy keeps the pages mapped; hipFree returns at once (see README).
+TEST_CASE("freeing memory waits for the copies queued before it", "[copies]") {
+    // As CUDA's: hipFree synchronizes the device, so the queued copies have run when it returns.
     hipStream_t s;
     HIP_OK(hipStreamCreate(&s));
     static std::atomic<bool> go{false};
@@ -215,9 +216,12 @@ TEST_CASE("freeing memory with copies still queued is safe", "[copies]") {
     std::vector<unsigned char> src(4096, 9), dst(4096, 0);
     HIP_OK(hipMemcpyAsync(d, src.data(), 4096, hipMemcpyHostToDevice, s));
     HIP_OK(hipMemcpyAsync(dst.data(), d, 4096, hipMemcpyDeviceToHost, s));
+    std::thread opener([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        go = true;
+    });
     HIP_OK(hipFree(d));
-    go = true;
-    HIP_OK(hipStreamSynchronize(s));
-    CHECK(dst == src);
+    CHECK(dst == src);  // before any stream synchronization
+    opener.join();
     HIP_OK(hipStreamDestroy(s));
 }
