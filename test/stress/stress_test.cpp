@@ -10,7 +10,8 @@
 // HIPFILE_STRESS_FORMS the I/O forms (0 sync, 1 async, 2 batch; default all three on hip-cpu,
 // "02" on the GPU platforms, see kForms). A line a second on
 // stderr says how far it got; after HIPFILE_STRESS_STALL_S seconds (default 30; 0: never) with
-// no iteration finished it prints every thread's stack and fails.
+// no iteration finished it prints every thread's stack and fails. HIPFILE_STRESS_STREAM_COPIES=1
+// makes the checks' copies on each thread's stream instead of synchronous hipMemcpy.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -57,6 +58,7 @@ struct Shared {
   std::atomic<std::uint64_t> bytes{0};
   std::atomic<std::uint64_t> iterations{0};
   std::atomic<bool> done{false};
+  bool stream_copies = false;  // HIPFILE_STRESS_STREAM_COPIES=1: the checks' copies on the thread's stream
   std::mutex mu;
   std::vector<std::string> first_failures;  // Catch2 is not thread-safe: reported by the main thread
   void fail(const std::string& what, unsigned thread) {
@@ -108,6 +110,24 @@ ssize_t write_then_read(unsigned how, hipFileHandle_t fh, void* src, void* dst, 
   return result;
 }
 
+// The checks' copies: synchronous hipMemcpy, or on the thread's own stream. CUDA's synchronous
+// copy holds the context lock while it waits for the device (bench/RESULTS.md), which async I/O
+// in flight on other streams may need: the knob tells that hang from the library's own.
+void put(const Shared& s, void* dst, const std::vector<std::byte>& bytes, hipStream_t stream) {
+  if (!s.stream_copies) return to_device(dst, bytes);
+  if (hipMemcpyAsync(dst, bytes.data(), bytes.size(), hipMemcpyHostToDevice, stream) != hipSuccess ||
+      hipStreamSynchronize(stream) != hipSuccess)
+    throw std::runtime_error("hipMemcpyAsync to device failed");
+}
+std::vector<std::byte> get(const Shared& s, const void* src, std::size_t size, hipStream_t stream) {
+  if (!s.stream_copies) return to_host(src, size);
+  std::vector<std::byte> out(size);
+  if (hipMemcpyAsync(out.data(), src, size, hipMemcpyDeviceToHost, stream) != hipSuccess ||
+      hipStreamSynchronize(stream) != hipSuccess)
+    throw std::runtime_error("hipMemcpyAsync to host failed");
+  return out;
+}
+
 // One iteration: open, register, write and read back, check, deregister, close.
 void iteration(Shared& s, unsigned t, std::mt19937_64& rng, DeviceMem& src, DeviceMem& dst, hipStream_t stream) {
   if (hipFileDriverOpen().err != hipFileSuccess) return s.fail("driver open", t);
@@ -121,11 +141,11 @@ void iteration(Shared& s, unsigned t, std::mt19937_64& rng, DeviceMem& src, Devi
     const std::size_t size = 1 + rng() % kRange;
     const auto at = static_cast<hoff_t>(t * kRange);
     const std::uint64_t seed = rng();
-    to_device(src.get(), pattern(size, seed));
+    put(s, src.get(), pattern(size, seed), stream);
     const unsigned how = static_cast<unsigned>(s.forms[rng() % s.forms.size()] - '0');
     if (write_then_read(how, fh, src.get(), dst.get(), size, at, stream) != static_cast<ssize_t>(size))
       s.fail("I/O form " + std::to_string(how) + " of " + std::to_string(size) + " bytes", t);
-    else if (to_host(dst.get(), size) != pattern(size, seed))
+    else if (get(s, dst.get(), size, stream) != pattern(size, seed))
       s.fail("bytes differ after form " + std::to_string(how), t);
     else
       s.bytes += 2 * size;
@@ -219,6 +239,7 @@ TEST_CASE("Threads register, read, write, deregister and close the driver at onc
   Shared s;
   s.path = f.path();
   if (const char* forms = std::getenv("HIPFILE_STRESS_FORMS"); forms && *forms) s.forms = forms;
+  s.stream_copies = knob("HIPFILE_STRESS_STREAM_COPIES", 0) != 0;
   s.until = Clock::now() + std::chrono::seconds(seconds);
   unsigned phase = 0;
   Together together(static_cast<std::ptrdiff_t>(threads), Census{&s, &phase});
