@@ -131,21 +131,24 @@ figure verify-write $wcommon --create -w -s "$small" -b 16M -t 4 -n 1 --direct -
     printf ']\n'
 } > "$out/results.json"
 
-# One line per figure: hipfile best GB/s and the best-pass ratios, taken from the JSON.
+# One line per figure: hipfile best GB/s, its CPU seconds per GB (median pass) and the best-pass
+# ratios, taken from the JSON.
 {
     echo "== figures (best of passes; GB/s = 1e9 B/s)"
-    printf '%-22s %10s %10s %10s %10s %10s %10s %10s\n' figure "GB/s" "kIOPS" "vs copy" "vs raw" "vs naive" "vs serial" "vs hand"
+    printf '%-22s %10s %10s %9s %10s %10s %10s %10s %10s\n' figure "GB/s" "kIOPS" "CPU s/GB" "vs copy" "vs raw" "vs naive" "vs serial" "vs hand"
     for f in "$tmp"/[0-9]*.json; do
         [ -e "$f" ] || continue
         awk '
             /"figure":/ { gsub(/[",]/, "", $2); fig = $2 }
             /"gbps_best":/ && gb == "" { gsub(/,/, "", $2); gb = $2 }
             /"iops_best":/ && iops == "" { gsub(/,/, "", $2); iops = $2 }
+            /"cpu_s_per_gb":/ && cpu == "" { gsub(/,/, "", $2); cpu = $2 }
             /"vs_[a-z_]*": \{/ { key = $1; gsub(/[":]/, "", key) }
             /"best":/ && key != "" { gsub(/,/, "", $2); r[key] = $2; key = "" }
             function show(k) { return r[k] != "" ? sprintf("%.3f", r[k]) : "-" }
             END {
-                printf "%-22s %10.2f %10.1f %10s %10s %10s %10s %10s\n", fig, gb, iops / 1000, show("vs_pinned_copy"),
+                printf "%-22s %10.2f %10.1f %9s %10s %10s %10s %10s %10s\n", fig, gb, iops / 1000,
+                    cpu ~ /^[0-9.]+$/ ? sprintf("%.3f", cpu) : "-", show("vs_pinned_copy"),
                     show("vs_raw"), show("vs_naive"), show("vs_sync_serial"), show("vs_by_hand")
             }' "$f"
     done

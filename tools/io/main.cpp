@@ -84,6 +84,7 @@ void measure_copies(Report& r, const Options& o) {
     for (Measurement* m : {&r.h2d, &r.d2h}) {
       std::vector<double> slot_seconds;
       double rate = 0;
+      const double cpu0 = process_cpu_seconds();
       for (int d : r.devices) {
         double s = time_pinned_copy(d, m == &r.h2d, bytes, block);
         slot_seconds.push_back(s);
@@ -91,6 +92,7 @@ void measure_copies(Report& r, const Options& o) {
       }
       m->seconds.push_back(static_cast<double>(m->bytes) / rate);
       m->slot_seconds.push_back(std::move(slot_seconds));
+      m->cpu_seconds.push_back(process_cpu_seconds() - cpu0);
     }
 }
 
@@ -161,8 +163,10 @@ int run(int argc, char** argv) {
       auto timed = [&](const char* name, Measurement& m, const auto& run_pass) {
         prepare_pass(o, fd);
         progress.start(fmt::format("{} pass {}", name, of), o.total);
+        const double cpu0 = process_cpu_seconds();
         PassTiming t = run_pass();
         double f = timed_fsync(o, fd);
+        m.cpu_seconds.push_back(process_cpu_seconds() - cpu0);
         progress.finish();
         record(m, t, f);
       };
@@ -171,8 +175,10 @@ int run(int argc, char** argv) {
       if (naive) {
         prepare_pass(o, fd);
         progress.start("naive pass " + of, o.total);
+        const double cpu0 = process_cpu_seconds();
         double s = naive->run(fd);
         s += timed_fsync(o, fd);
+        r.naive.cpu_seconds.push_back(process_cpu_seconds() - cpu0);
         progress.finish();
         r.naive.seconds.push_back(s);
       }
@@ -180,8 +186,10 @@ int run(int argc, char** argv) {
       if (serial) {
         prepare_pass(o, fd);
         progress.start("serial pass " + of, o.total);
+        const double cpu0 = process_cpu_seconds();
         double s = bench.run_serial();
         s += timed_fsync(o, fd);
+        r.serial.cpu_seconds.push_back(process_cpu_seconds() - cpu0);
         progress.finish();
         r.serial.seconds.push_back(s);
       }

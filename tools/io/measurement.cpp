@@ -3,6 +3,8 @@
 
 #include "args.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -60,6 +62,20 @@ double Measurement::slot_median_gbps(std::size_t slot) const {
   std::vector<double> r;
   for (const auto& pass : slot_seconds) r.push_back(gbps(slot_bytes.at(slot), pass.at(slot)));
   return median(r);
+}
+
+double Measurement::median_cpu_per_gb() const {
+  std::vector<double> r;
+  if (bytes == 0) return std::numeric_limits<double>::quiet_NaN();
+  for (double c : cpu_seconds) r.push_back(c / (static_cast<double>(bytes) / 1e9));
+  return median(r);
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0) return std::numeric_limits<double>::quiet_NaN();
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
 }
 
 double ratio(double a, double b) {

@@ -42,7 +42,8 @@ DESCRIPTION
                           the same requests as sync hipFile calls, one after another on one
                           thread; async and batch only
     The table on stdout gives each measurement's best and median GB/s (1e9 bytes/s), best
-    kIOPS and passes, then the ratios of the hipfile figure to each reference (best to best,
+    kIOPS, CPU seconds per GB (user + system of the whole process, median pass) and passes,
+    then the ratios of the hipfile figure to each reference (best to best,
     median to median), the per-GPU rates with several GPUs, and "verify: passed" or
     "verify: skipped".
     The data file holds a verifiable pattern: every 8-byte word is a hash of its file offset.

@@ -16,8 +16,8 @@ std::string num(double v, const char* spec = "{:.2f}") {
 
 void row(const Measurement& m) {
   if (!m.measured()) return;
-  fmt::print("  {:<40} {:>10} {:>12} {:>11} {:>7}\n", m.label, num(m.best_gbps()), num(m.median_gbps()),
-             num(m.best_iops() / 1000, "{:.1f}"), m.seconds.size());
+  fmt::print("  {:<40} {:>10} {:>12} {:>11} {:>9} {:>7}\n", m.label, num(m.best_gbps()), num(m.median_gbps()),
+             num(m.best_iops() / 1000, "{:.1f}"), num(m.median_cpu_per_gb(), "{:.3f}"), m.seconds.size());
 }
 
 void ratio_row(const char* name, const Measurement& subject, const Measurement& base, const char* want) {
@@ -38,6 +38,10 @@ void json_measurement(JsonWriter& j, const Measurement& m, const std::vector<int
   j.field("ops_per_pass", m.ops);
   j.field("iops_best", m.best_iops());
   j.field("iops_median", m.median_iops());
+  j.key("cpu_seconds").begin_array();
+  for (double c : m.cpu_seconds) j.value(c);
+  j.end_array();
+  j.field("cpu_s_per_gb", m.median_cpu_per_gb());
   if (!m.slot_bytes.empty()) {
     j.key("per_device").begin_array();
     for (std::size_t s = 0; s < m.slot_bytes.size(); ++s) {
@@ -72,8 +76,8 @@ void print_table(const Report& r) {
   fmt::print(", engine threads {}\n", r.engine_threads);
   fmt::print("file {} ({})", o.file, format_size(o.file_size));
   if (r.page_cache_resident >= 0) fmt::print(", {:.0f}% in page cache before the run", 100 * r.page_cache_resident);
-  fmt::print("\n\n  {:<40} {:>10} {:>12} {:>11} {:>7}\n", "measurement (GB/s = 1e9 B/s)", "best GB/s", "median GB/s",
-             "best kIOPS", "passes");
+  fmt::print("\n\n  {:<40} {:>10} {:>12} {:>11} {:>9} {:>7}\n", "measurement (GB/s = 1e9 B/s)", "best GB/s",
+             "median GB/s", "best kIOPS", "CPU s/GB", "passes");
   row(r.hipfile);
   row(r.h2d);
   row(r.d2h);

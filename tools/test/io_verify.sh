@@ -46,8 +46,13 @@ run --api batch --write --batch 8 --io-size 64k
     ratios.vs_naive.best ratios.vs_by_hand.best ratios.vs_by_hand.median results.hipfile.iops_best \
     results.hipfile.iops_median results.hipfile.ops_per_pass=8 results.by_hand.ops_per_pass=8 \
     results.by_hand.gbps_best results.by_hand.iops_best results.by_hand.per_device results.raw.ops_per_pass=8 \
-    results.hipfile.bytes_per_pass=8388608 '!results.sync_serial' '!ratios.vs_sync_serial' verify=skipped status=ok
+    results.hipfile.bytes_per_pass=8388608 results.hipfile.cpu_seconds results.hipfile.cpu_s_per_gb \
+    results.raw.cpu_s_per_gb results.naive.cpu_s_per_gb results.by_hand.cpu_s_per_gb results.pinned_h2d.cpu_s_per_gb \
+    '!results.sync_serial' '!ratios.vs_sync_serial' verify=skipped status=ok
 grep -q 'by hand: pread + hipMemcpy, 2 thr' "$dir/out.txt"
+# The CPU column: a number of CPU seconds per GB in the hipfile row.
+grep -q 'CPU s/GB' "$dir/out.txt"
+grep -Eq '^  hipfile sync read +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{3} +2$' "$dir/out.txt"
 # 'hand' alone: measured for device memory only, and the other baselines stay out.
 "$io" --file "$file" --size 8M --io-size 64k --random --reps 1 --baselines hand --json "$dir/hand.json" \
     > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
@@ -60,7 +65,7 @@ grep -q 'by hand: pread + hipMemcpy, 2 thr' "$dir/out.txt"
 "$io" --file "$file" --size 8M --io-size 1M --reps 1 --api async --streams 2 --baselines serial,hand \
     --json "$dir/async.json" > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
 "$json_check" "$dir/async.json" config.api=async results.sync_serial.ops_per_pass=8 ratios.vs_sync_serial.best \
-    results.by_hand
+    results.by_hand results.sync_serial.cpu_s_per_gb results.sync_serial.cpu_seconds
 
 # Usage errors exit 2.
 set +e
