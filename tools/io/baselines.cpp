@@ -7,6 +7,9 @@
 #include <hip/hip_runtime_api.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -67,6 +70,33 @@ PassTiming RawBench::run(int fd) {
       transfer(read, fd, buf, r.length, r.offset);
       if (dev != nullptr && read)
         check_hip(hipMemcpy(dev, buf, r.length, hipMemcpyHostToDevice), "by-hand hipMemcpy host to device");
+      progress_.add(r.length);
+    }
+  });
+}
+
+StreamBench::StreamBench(const Options& options, const std::vector<Worker>& workers, Progress& progress)
+    : progress_(progress) {
+  const std::uint64_t block = std::clamp<std::uint64_t>(options.io_size, 1u << 20, 16u << 20);
+  Worker w;
+  w.device = workers.at(0).device;
+  for (std::uint64_t off = 0; off < options.total; off += block)
+    w.requests.push_back({off, std::min(block, options.total - off)});
+  w.bytes = options.total;
+  reader_.push_back(std::move(w));
+  buffer_ = Memory(MemKind::Pinned, block, reader_[0].device);
+  fd_ = ::open(options.file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw Failure{fmt::format("open {} for the stream baseline: {}", options.file, std::strerror(errno))};
+}
+
+StreamBench::~StreamBench() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+PassTiming StreamBench::run() {
+  return run_parallel(reader_, 1, [&](std::size_t) {
+    for (const Request& r : reader_[0].requests) {
+      transfer(true, fd_, static_cast<char*>(buffer_.data()), r.length, r.offset);
       progress_.add(r.length);
     }
   });

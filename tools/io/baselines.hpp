@@ -50,4 +50,23 @@ class NaiveBench {
   std::vector<Memory> device_;  // per slot
 };
 
+/// One sequential buffered reader, the way cat or dd reads: [0, total) in order on one thread,
+/// through the page cache on a descriptor of its own (never O_DIRECT), in blocks of the run's
+/// request size clamped to 1-16 MiB, into pinned host memory. A cold read by the library is
+/// held against the better of this and raw parallel pread: whichever the disk serves faster.
+class StreamBench {
+ public:
+  StreamBench(const Options& options, const std::vector<Worker>& workers, Progress& progress);
+  ~StreamBench();
+  StreamBench(const StreamBench&) = delete;
+  StreamBench& operator=(const StreamBench&) = delete;
+  PassTiming run();
+
+ private:
+  Progress& progress_;
+  std::vector<Worker> reader_;  // one worker: the blocks in file order
+  Memory buffer_;               // pinned, one block
+  int fd_ = -1;                 // buffered
+};
+
 }  // namespace hipfile::tools::io

@@ -140,7 +140,8 @@ int run(int argc, char** argv) {
   r.serial = {"sync_serial", fmt::format("sync hipFile{} loop (serial)", o.op == Op::Read ? "Read" : "Write")};
   r.hand = {"by_hand", fmt::format("by hand: {} + hipMemcpy, {} thr", o.op == Op::Read ? "pread" : "pwrite",
                                     o.threads * static_cast<int>(r.devices.size()))};
-  r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = r.hand.bytes = o.total;
+  r.stream = {"stream", "one sequential buffered reader"};
+  r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = r.hand.bytes = r.stream.bytes = o.total;
   const std::uint64_t ops = total_requests(workers);
   r.hipfile.ops = r.raw.ops = r.naive.ops = r.serial.ops = r.hand.ops = ops;
   r.hipfile.slot_bytes = r.raw.slot_bytes = r.hand.slot_bytes = bytes_per_slot(workers, slots);
@@ -154,6 +155,8 @@ int run(int argc, char** argv) {
     if (o.baselines.naive && o.mem == MemKind::Device) naive.emplace(o, workers, slots, progress);
     if (o.baselines.hand && o.mem == MemKind::Device) hand.emplace(o, workers, slots, progress, true);
     bool serial = o.baselines.serial && o.api != Api::Sync;
+    std::optional<StreamBench> stream;
+    if (o.baselines.stream && o.op == Op::Read) stream.emplace(o, workers, progress);
     if (o.baselines.copy) measure_copies(r, o);
 
     // Measurements alternate within each repetition, so drift in the machine affects all alike.
@@ -183,6 +186,7 @@ int run(int argc, char** argv) {
         r.naive.seconds.push_back(s);
       }
       if (hand) timed("by-hand", r.hand, [&] { return hand->run(fd); });
+      if (stream) timed("stream", r.stream, [&] { return stream->run(); });
       if (serial) {
         prepare_pass(o, fd);
         progress.start("serial pass " + of, o.total);

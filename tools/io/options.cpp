@@ -41,6 +41,10 @@ DESCRIPTION
       sync_serial [serial]
                           the same requests as sync hipFile calls, one after another on one
                           thread; async and batch only
+      stream [stream]     one sequential buffered reader, the way cat or dd reads: the
+                          pass's bytes from offset 0 in order on one thread, through the page
+                          cache (never O_DIRECT), in blocks of --io-size clamped to 1-16 MiB,
+                          into pinned host memory; reads only
     The table on stdout gives each measurement's best and median GB/s (1e9 bytes/s), best
     kIOPS, CPU seconds per GB (user + system of the whole process, median pass) and passes,
     then the ratios of the hipfile figure to each reference (best to best,
@@ -110,7 +114,7 @@ OPTIONS
     --multi-gpu
         Use every GPU the runtime reports (overrides --devices).
     --baselines LIST
-        all (the default), none, or a comma list of copy, raw, naive, hand, serial (see
+        all (the default), none, or a comma list of copy, raw, naive, hand, serial, stream (see
         DESCRIPTION for what each measures and when it applies).
     --verify
         After the timed passes, one untimed pass that checks every byte of every request.
@@ -136,8 +140,9 @@ OPTIONS
         Also write the results as JSON to FILE (- for stdout, after the table). Keys: tool,
         command, machine, config, page_cache_resident, results.<measurement> (label,
         bytes_per_pass, seconds, gbps_best, gbps_median, ops_per_pass, iops_best,
-        iops_median, and per_device where it applies), ratios.vs_pinned_copy, vs_raw,
-        vs_naive, vs_by_hand, vs_sync_serial (each {best, median}), verify, status.
+        iops_median, cpu_seconds, cpu_s_per_gb, and per_device where it applies),
+        ratios.vs_pinned_copy, vs_raw, vs_naive, vs_by_hand, vs_sync_serial, vs_stream (each
+        {best, median}), verify, status.
     --progress
         Show the progress line (rewritten on stderr) even when stderr is not a terminal; it
         is shown on a terminal by default.
@@ -192,7 +197,7 @@ int count_arg(const char* name, const char* text, int min) {
 }
 
 Baselines baselines_arg(std::string_view text) {
-  Baselines b{false, false, false, false, false};
+  Baselines b{false, false, false, false, false, false};
   if (text == "all") return Baselines{};
   if (text == "none") return b;
   while (!text.empty()) {
@@ -203,7 +208,8 @@ Baselines baselines_arg(std::string_view text) {
     else if (item == "naive") b.naive = true;
     else if (item == "serial") b.serial = true;
     else if (item == "hand") b.hand = true;
-    else usage_error(fmt::format("--baselines: unknown '{}' (copy, raw, naive, serial, hand, all, none)", item));
+    else if (item == "stream") b.stream = true;
+    else usage_error(fmt::format("--baselines: unknown '{}' (copy, raw, naive, serial, hand, stream, all, none)", item));
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }

@@ -21,6 +21,7 @@ struct Baselines {
   bool naive = true;   // serial pageable pread + hipMemcpy (upstream's fallback)
   bool serial = true;  // the same requests as sync hipFileRead/Write in one thread (async/batch only)
   bool hand = true;    // pread + hipMemcpy by hand with the same threads, pinned buffers (device memory)
+  bool stream = true;  // one sequential buffered reader, large blocks (reads only)
 };
 
 struct Options {

@@ -85,6 +85,7 @@ void print_table(const Report& r) {
   row(r.naive);
   row(r.serial);
   row(r.hand);
+  row(r.stream);
   fmt::print("\n  {:<40} {:>10} {:>12}\n", "ratio", "best", "median");
   ratio_row(o.op == Op::Read ? "pinned H2D copy" : "pinned D2H copy", r.hipfile, r.copy_ceiling(), "(want >= 0.9)");
   ratio_row(o.op == Op::Read ? "raw parallel pread" : "raw parallel pwrite", r.hipfile, r.raw,
@@ -92,6 +93,7 @@ void print_table(const Report& r) {
   ratio_row("naive pread + hipMemcpy", r.hipfile, r.naive, "(want >= 10 hot)");
   ratio_row("the same sync calls, serial", r.hipfile, r.serial, "");
   ratio_row("pread + hipMemcpy by hand", r.hipfile, r.hand, "(want >= 0.9)");
+  ratio_row("one sequential reader", r.hipfile, r.stream, o.cache == Cache::Cold ? "(want >= 0.97 of the best reader)" : "");
   if (r.devices.size() > 1) {
     fmt::print("\n  per GPU (hipfile):");
     for (std::size_t s = 0; s < r.devices.size(); ++s)
@@ -146,7 +148,7 @@ std::string to_json(const Report& r) {
   j.end_object();
   j.field("page_cache_resident", r.page_cache_resident);
   j.key("results").begin_object();
-  for (const Measurement* m : {&r.hipfile, &r.h2d, &r.d2h, &r.raw, &r.naive, &r.serial, &r.hand})
+  for (const Measurement* m : {&r.hipfile, &r.h2d, &r.d2h, &r.raw, &r.naive, &r.serial, &r.hand, &r.stream})
     if (m->measured()) json_measurement(j, *m, r.devices);
   j.end_object();
   j.key("ratios").begin_object();
@@ -162,6 +164,7 @@ std::string to_json(const Report& r) {
   both("vs_naive", r.naive);
   both("vs_sync_serial", r.serial);
   both("vs_by_hand", r.hand);
+  both("vs_stream", r.stream);
   j.end_object();
   j.field("verify", r.verify);
   j.field("status", "ok");

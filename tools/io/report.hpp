@@ -25,6 +25,7 @@ struct Report {
   Measurement naive;
   Measurement serial;            // async/batch: the same requests as sync serial calls
   Measurement hand;              // pread + hipMemcpy by hand, the same threads
+  Measurement stream;            // one sequential buffered reader (reads)
 
   /// The copy ceiling in the direction of the operation.
   const Measurement& copy_ceiling() const;

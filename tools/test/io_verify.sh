@@ -48,6 +48,7 @@ run --api batch --write --batch 8 --io-size 64k
     results.by_hand.gbps_best results.by_hand.iops_best results.by_hand.per_device results.raw.ops_per_pass=8 \
     results.hipfile.bytes_per_pass=8388608 results.hipfile.cpu_seconds results.hipfile.cpu_s_per_gb \
     results.raw.cpu_s_per_gb results.naive.cpu_s_per_gb results.by_hand.cpu_s_per_gb results.pinned_h2d.cpu_s_per_gb \
+    results.stream.gbps_best results.stream.cpu_s_per_gb results.stream.bytes_per_pass=8388608 ratios.vs_stream.best \
     '!results.sync_serial' '!ratios.vs_sync_serial' verify=skipped status=ok
 grep -q 'by hand: pread + hipMemcpy, 2 thr' "$dir/out.txt"
 # The CPU column: a number of CPU seconds per GB in the hipfile row.
@@ -66,6 +67,16 @@ grep -Eq '^  hipfile sync read +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{3} +2$'
     --json "$dir/async.json" > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
 "$json_check" "$dir/async.json" config.api=async results.sync_serial.ops_per_pass=8 ratios.vs_sync_serial.best \
     results.by_hand results.sync_serial.cpu_s_per_gb results.sync_serial.cpu_seconds
+
+# A write measures no stream reader; 'stream' alone keeps the others out.
+"$io" --file "$file" --size 8M --io-size 1M --reps 1 --write --baselines all --json "$dir/w.json" \
+    > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
+"$json_check" "$dir/w.json" results.raw '!results.stream' '!ratios.vs_stream'
+"$io" --file "$file" --size 8M --io-size 64k --reps 1 --cold --baselines stream --json "$dir/s.json" \
+    > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
+"$json_check" "$dir/s.json" results.stream.ops_per_pass results.stream.bytes_per_pass=8388608 ratios.vs_stream.median \
+    '!results.raw' '!results.pinned_h2d'
+grep -q 'hipfile vs one sequential reader .*(want >= 0.97 of the best reader)' "$dir/out.txt"
 
 # Usage errors exit 2.
 set +e
