@@ -180,14 +180,24 @@ hipError_t take_stream_error(const StreamRef &s) {
     return e;
 }
 
+namespace {
+
+using Work = std::vector<std::pair<StreamRef, std::uint64_t>>;
+
+// Appends each stream of `dev` (its NULL stream first) with the sequence number of the last
+// work queued on it so far: what a wait for "everything queued until now" waits for.
+void add_queued_work(int dev, Work &work) {
+    DeviceQueues &d = table().devices[std::size_t(dev)];
+    std::lock_guard g(d.m);
+    if (d.null_stream) work.emplace_back(d.null_stream, d.null_stream->pending());
+    for (const StreamRef &s : d.streams) work.emplace_back(s, s->pending());
+}
+
+}  // namespace
+
 hipError_t synchronize_device(int dev) {
-    std::vector<std::pair<StreamRef, std::uint64_t>> work;
-    {
-        DeviceQueues &d = table().devices[std::size_t(dev)];
-        std::lock_guard g(d.m);
-        if (d.null_stream) work.emplace_back(d.null_stream, d.null_stream->pending());
-        for (const StreamRef &s : d.streams) work.emplace_back(s, s->pending());
-    }
+    Work work;
+    add_queued_work(dev, work);
     hipError_t first = hipSuccess;
     for (const auto &[s, seq] : work) {
         s->wait(seq);
@@ -198,13 +208,8 @@ hipError_t synchronize_device(int dev) {
 }
 
 void drain_all_devices() {
-    std::vector<std::pair<StreamRef, std::uint64_t>> work;
-    for (int dev = 0; dev < device_count(); ++dev) {
-        DeviceQueues &d = table().devices[std::size_t(dev)];
-        std::lock_guard g(d.m);
-        if (d.null_stream) work.emplace_back(d.null_stream, d.null_stream->pending());
-        for (const StreamRef &s : d.streams) work.emplace_back(s, s->pending());
-    }
+    Work work;
+    for (int dev = 0; dev < device_count(); ++dev) add_queued_work(dev, work);
     for (const auto &[s, seq] : work) s->wait(seq);
 }
 
