@@ -99,13 +99,16 @@ Status order(Ordering ordering, const Target& t, bool fastpath_loaded, Request& 
   return Status::success();
 }
 
+// Whether [base + off, + size) lies within the registration or allocation of the target.
+bool fits(const Target& t, std::size_t off, std::size_t size) noexcept { return off <= t.usable && size <= t.usable - off; }
+
 // The request within [base + buffer_offset, + size) of the target, or InvalidValue when that
-// range leaves the registration or allocation.
+// range leaves the registration or allocation. A request also may not start at its end, even
+// an empty one (submission checks accept that: check_region).
 Status make_request(Direction dir, File& file, const std::byte* base, const Target& t, std::size_t size,
                     hoff_t file_offset, hoff_t buffer_offset, Request& req) {
   const auto off = static_cast<std::size_t>(buffer_offset);
-  if (off > t.usable || size > t.usable - off || (off == t.usable && t.usable != 0))
-    return Status::of(hipFileInvalidValue);
+  if (!fits(t, off, size) || (off == t.usable && t.usable != 0)) return Status::of(hipFileInvalidValue);
   req.dir = dir;
   req.file = &file;
   req.mem = const_cast<std::byte*>(base) + off;
@@ -145,8 +148,7 @@ hipFileError_t check_region(const void* buffer_base, std::size_t size, hoff_t fi
   Target t;
   if (Status st = resolve(Driver::get(), static_cast<const std::byte*>(buffer_base), nullptr, t); !st.ok())
     return st.op == hipFileHipDriverError ? st.to_error() : kInvalid;
-  const auto off = static_cast<std::size_t>(buffer_offset);
-  if (off > t.usable || size > t.usable - off || (off == t.usable && t.usable != 0 && size != 0)) return kInvalid;
+  if (!fits(t, static_cast<std::size_t>(buffer_offset), size)) return kInvalid;
   return {hipFileSuccess, hipSuccess};
 }
 
