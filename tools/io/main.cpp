@@ -173,30 +173,18 @@ int run(int argc, char** argv) {
         progress.finish();
         record(m, t, f);
       };
+      // A measurement run on one thread (naive, serial) times itself: a pass with no per-GPU part.
+      auto whole = [](double seconds) {
+        PassTiming t;
+        t.seconds = seconds;
+        return t;
+      };
       timed("hipfile", r.hipfile, [&] { return bench.run(false); });
       if (raw) timed("raw", r.raw, [&] { return raw->run(fd); });
-      if (naive) {
-        prepare_pass(o, fd);
-        progress.start("naive pass " + of, o.total);
-        const double cpu0 = process_cpu_seconds();
-        double s = naive->run(fd);
-        s += timed_fsync(o, fd);
-        r.naive.cpu_seconds.push_back(process_cpu_seconds() - cpu0);
-        progress.finish();
-        r.naive.seconds.push_back(s);
-      }
+      if (naive) timed("naive", r.naive, [&] { return whole(naive->run(fd)); });
       if (hand) timed("by-hand", r.hand, [&] { return hand->run(fd); });
       if (stream) timed("stream", r.stream, [&] { return stream->run(); });
-      if (serial) {
-        prepare_pass(o, fd);
-        progress.start("serial pass " + of, o.total);
-        const double cpu0 = process_cpu_seconds();
-        double s = bench.run_serial();
-        s += timed_fsync(o, fd);
-        r.serial.cpu_seconds.push_back(process_cpu_seconds() - cpu0);
-        progress.finish();
-        r.serial.seconds.push_back(s);
-      }
+      if (serial) timed("serial", r.serial, [&] { return whole(bench.run_serial()); });
     }
 
     if (o.verify) {
