@@ -74,7 +74,7 @@ figure() {
 common="--file $read_file --file-size $size"
 # The data file is written first and flushed: writeback of 8 GiB of fresh dirty pages during the
 # first figure cost it 2-3% on the H200 (82bd19d: 0.888x there, 0.916x in the same run later).
-"$io" $common --create -s 1G -b 1G -n 1 --baselines none > "$tmp/create.txt" 2>&1 ||
+"$io" $common --create -s 64M -b 64M -n 1 --baselines none > "$tmp/create.txt" 2>&1 ||
     { cat "$tmp/create.txt"; exit 1; }
 sync
 # 1. Page-cache-hot 8 GiB sequential read into device memory at the library's default settings,
@@ -82,6 +82,9 @@ sync
 #    eight 1 GiB calls, then one 8 GiB call.
 figure read-hot-default $common -s "$size" -b 1G -t 1 -n 5
 figure read-hot-one-call $common -s "$size" -b "$size" -t 1 -n 3 --baselines copy
+#    The same eight calls from a client fd opened with O_DIRECT (what the hipFile guide and
+#    hipfile::File::open do): the page-cache-aware direct path serves the cached chunks.
+figure read-hot-direct $common -s "$size" -b 1G -t 1 -n 3 --direct --baselines copy
 # 2. The same at 1/2/3/4/8/16 engine threads (ceiling re-measured each run, no slow baselines).
 for t in 1 2 3 4 8 16; do
     figure "read-hot-engine$t" $common -s "$size" -b 1G -t 1 -n 3 --engine-threads "$t" --baselines copy
@@ -107,6 +110,9 @@ slow=${SLOW_REPS:-2}  # disk-bound passes: each costs seconds per GiB
 cold=${COLD_REPS:-3}
 figure read-cold-direct $common -s "$size" -b 64M -t 4 -n "$cold" --cold --direct --baselines copy,raw,stream
 figure read-cold-buffered $common -s "$size" -b 64M -t 4 -n "$cold" --cold --buffered --baselines copy,raw,stream
+#    Half-resident O_DIRECT: the first half of every 1 GiB call cached, the rest on the disk,
+#    against the same calls on each half alone (want time <= 1.1x their sum: vs parts >= 0.91).
+figure read-half-direct $common -s "$size" -b 1G -t 1 -n "$cold" --direct --resident 0.5 --baselines copy,parts
 # 6. Writes from device memory against raw pwrite from pinned host memory (own file: writes
 #    replace the pattern).
 wcommon="--file $write_file --file-size $size"
@@ -136,7 +142,7 @@ figure verify-write $wcommon --create -w -s "$small" -b 16M -t 4 -n 1 --direct -
 # ratios, taken from the JSON.
 {
     echo "== figures (best of passes; GB/s = 1e9 B/s)"
-    printf '%-22s %10s %10s %9s %10s %10s %10s %10s %10s %10s\n' figure "GB/s" "kIOPS" "CPU s/GB" "vs copy" "vs raw" "vs naive" "vs serial" "vs hand" "vs stream"
+    printf '%-22s %10s %10s %9s %10s %10s %10s %10s %10s %10s %10s\n' figure "GB/s" "kIOPS" "CPU s/GB" "vs copy" "vs raw" "vs naive" "vs serial" "vs hand" "vs stream" "vs parts"
     for f in "$tmp"/[0-9]*.json; do
         [ -e "$f" ] || continue
         awk '
@@ -148,9 +154,9 @@ figure verify-write $wcommon --create -w -s "$small" -b 16M -t 4 -n 1 --direct -
             /"best":/ && key != "" { gsub(/,/, "", $2); r[key] = $2; key = "" }
             function show(k) { return r[k] != "" ? sprintf("%.3f", r[k]) : "-" }
             END {
-                printf "%-22s %10.2f %10.1f %9s %10s %10s %10s %10s %10s %10s\n", fig, gb, iops / 1000,
+                printf "%-22s %10.2f %10.1f %9s %10s %10s %10s %10s %10s %10s %10s\n", fig, gb, iops / 1000,
                     cpu ~ /^[0-9.]+$/ ? sprintf("%.3f", cpu) : "-", show("vs_pinned_copy"),
-                    show("vs_raw"), show("vs_naive"), show("vs_sync_serial"), show("vs_by_hand"), show("vs_stream")
+                    show("vs_raw"), show("vs_naive"), show("vs_sync_serial"), show("vs_by_hand"), show("vs_stream"), show("vs_parts")
             }' "$f"
     done
     echo "runs: $n, failed: $failures, $(($(date +%s) - start)) s"

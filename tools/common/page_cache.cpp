@@ -25,21 +25,28 @@ void drop_from_cache(int fd, const std::string& path) {
   if (rc != 0) throw Failure{fmt::format("posix_fadvise(DONTNEED) {}: {}", path, std::strerror(rc))};
 }
 
-void load_into_cache(const std::string& path, std::uint64_t length, unsigned threads) {
+namespace {
+
+// Reads the ranges in blocks with `threads` readers; without_readahead: nothing past them is
+// read ahead into the cache (POSIX_FADV_RANDOM on the readers' descriptor).
+void read_ranges(const std::string& path, const std::vector<ByteRange>& ranges, unsigned threads,
+                 bool without_readahead) {
+  constexpr std::uint64_t kBlock = 8u << 20;
+  std::vector<ByteRange> blocks;  // the ranges cut into reads of at most kBlock
+  for (const ByteRange& r : ranges)
+    for (std::uint64_t off = 0; off < r.length; off += kBlock)
+      blocks.push_back({r.offset + off, std::min(kBlock, r.length - off)});
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Failure{fmt::format("open {}: {}", path, std::strerror(errno))};
-  constexpr std::uint64_t kBlock = 8u << 20;
-  std::atomic<std::uint64_t> next{0};
+  if (without_readahead) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+  std::atomic<std::size_t> next{0};
   std::atomic<int> error{0};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < std::max(1u, threads); ++t)
     pool.emplace_back([&] {
       std::vector<char> buf(kBlock);
-      for (;;) {
-        std::uint64_t off = next.fetch_add(kBlock);
-        if (off >= length) return;
-        std::size_t n = static_cast<std::size_t>(std::min(kBlock, length - off));
-        if (pread(fd, buf.data(), n, static_cast<off_t>(off)) < 0) {
+      for (std::size_t i = next++; i < blocks.size(); i = next++) {
+        if (pread(fd, buf.data(), static_cast<std::size_t>(blocks[i].length), static_cast<off_t>(blocks[i].offset)) < 0) {
           error = errno;
           return;
         }
@@ -48,6 +55,16 @@ void load_into_cache(const std::string& path, std::uint64_t length, unsigned thr
   for (auto& t : pool) t.join();
   close(fd);
   if (error != 0) throw Failure{fmt::format("pre-reading {}: {}", path, std::strerror(error))};
+}
+
+}  // namespace
+
+void load_into_cache(const std::string& path, std::uint64_t length, unsigned threads) {
+  read_ranges(path, {ByteRange{0, length}}, threads, false);
+}
+
+void load_ranges_into_cache(const std::string& path, const std::vector<ByteRange>& ranges, unsigned threads) {
+  read_ranges(path, ranges, threads, true);
 }
 
 double resident_fraction(int fd, std::uint64_t length) {

@@ -8,6 +8,7 @@
 #include "hipfile_bench.hpp"
 #include "options.hpp"
 #include "page_cache.hpp"
+#include "parts_bench.hpp"
 #include "plan.hpp"
 #include "report.hpp"
 #include "stopwatch.hpp"
@@ -47,11 +48,20 @@ std::vector<int> resolve_devices(const Options& o) {
   return o.devices;
 }
 
+// What a pass starts from: the data file and, with --resident, the ranges put into the page cache.
+struct CacheSetup {
+  int fd = -1;
+  std::vector<ByteRange> heads;
+  unsigned helpers = 1;
+};
+
 // Puts the file into the pass's starting state. Writes always start with no dirty backlog, so
 // one pass's writeback is not charged to the next.
-void prepare_pass(const Options& o, int fd) {
-  if (o.cache == Cache::Cold) {
+void prepare_pass(const Options& o, const CacheSetup& c) {
+  const int fd = c.fd;
+  if (o.cache == Cache::Cold || o.cache == Cache::Partial) {
     drop_from_cache(fd, o.file);
+    if (o.cache == Cache::Partial) load_ranges_into_cache(o.file, c.heads, c.helpers);
   } else if (o.op == Op::Write && fdatasync(fd) != 0) {
     throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
   }
@@ -128,8 +138,11 @@ int run(int argc, char** argv) {
   std::vector<Worker> workers = make_plan(o, r.devices);
   std::uint64_t range = o.access == Access::Sequential ? o.total : o.file_size;
   int fd = open_data_file(o.file, o.direct);
+  const CacheSetup cache{fd, o.cache == Cache::Partial ? resident_ranges(workers, o.resident) : std::vector<ByteRange>{},
+                         helpers};
   if (o.cache == Cache::Hot) load_into_cache(o.file, range, helpers);
-  r.page_cache_resident = o.cache == Cache::Hot ? resident_fraction(fd, range) : -1;
+  if (o.cache == Cache::Partial) prepare_pass(o, cache);
+  r.page_cache_resident = o.cache != Cache::Cold ? resident_fraction(fd, range) : -1;
 
   Progress progress(o.progress || isatty(STDERR_FILENO));
   r.hipfile = {"hipfile", fmt::format("hipfile {} {}", api_name(o.api), op_name(o.op))};
@@ -141,9 +154,11 @@ int run(int argc, char** argv) {
   r.hand = {"by_hand", fmt::format("by hand: {} + hipMemcpy, {} thr", o.op == Op::Read ? "pread" : "pwrite",
                                     o.threads * static_cast<int>(r.devices.size()))};
   r.stream = {"stream", "one sequential buffered reader"};
-  r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = r.hand.bytes = r.stream.bytes = o.total;
+  r.parts = {"parts", "hipfile, cached and uncached parts alone"};
+  r.hipfile.bytes = r.raw.bytes = r.naive.bytes = r.serial.bytes = r.hand.bytes = r.stream.bytes = r.parts.bytes =
+      o.total;
   const std::uint64_t ops = total_requests(workers);
-  r.hipfile.ops = r.raw.ops = r.naive.ops = r.serial.ops = r.hand.ops = ops;
+  r.hipfile.ops = r.raw.ops = r.naive.ops = r.serial.ops = r.hand.ops = r.parts.ops = ops;
   r.hipfile.slot_bytes = r.raw.slot_bytes = r.hand.slot_bytes = bytes_per_slot(workers, slots);
 
   {
@@ -157,6 +172,8 @@ int run(int argc, char** argv) {
     bool serial = o.baselines.serial && o.api != Api::Sync;
     std::optional<StreamBench> stream;
     if (o.baselines.stream && o.op == Op::Read) stream.emplace(o, workers, progress);
+    std::optional<PartsBench> parts;
+    if (o.baselines.parts && o.cache == Cache::Partial) parts.emplace(o, workers, slots, progress);
     if (o.baselines.copy) measure_copies(r, o);
 
     // Measurements alternate within each repetition, so drift in the machine affects all alike.
@@ -164,7 +181,7 @@ int run(int argc, char** argv) {
       std::string of = fmt::format("{}/{}", pass, o.reps);
       // One timed pass of a parallel measurement: page-cache state prepared, fsync included.
       auto timed = [&](const char* name, Measurement& m, const auto& run_pass) {
-        prepare_pass(o, fd);
+        prepare_pass(o, cache);
         progress.start(fmt::format("{} pass {}", name, of), o.total);
         const double cpu0 = process_cpu_seconds();
         PassTiming t = run_pass();
@@ -185,10 +202,19 @@ int run(int argc, char** argv) {
       if (hand) timed("by-hand", r.hand, [&] { return hand->run(fd); });
       if (stream) timed("stream", r.stream, [&] { return stream->run(); });
       if (serial) timed("serial", r.serial, [&] { return whole(bench.run_serial()); });
+      if (parts) {
+        prepare_pass(o, cache);
+        progress.start(fmt::format("parts pass {}", of), o.total);
+        PartsBench::Pass p = parts->run([&] { prepare_pass(o, cache); });
+        progress.finish();
+        r.parts.seconds.push_back(p.seconds);
+        r.parts.slot_seconds.emplace_back();
+        r.parts.cpu_seconds.push_back(p.cpu_seconds);
+      }
     }
 
     if (o.verify) {
-      prepare_pass(o, fd);
+      prepare_pass(o, cache);
       progress.start("verify", o.total);
       bench.run(true);
       progress.finish();

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -45,6 +46,11 @@ DESCRIPTION
                           pass's bytes from offset 0 in order on one thread, through the page
                           cache (never O_DIRECT), in blocks of --io-size clamped to 1-16 MiB,
                           into pinned host memory; reads only
+      parts [parts]       with --resident only: the same hipfile calls on each request's
+                          cached head alone (hot), then on its uncached rest alone (cold),
+                          the two passes' seconds summed; its ratio says how close a read of
+                          a partly cached range comes to the sum of its parts (want >= 0.91,
+                          time <= 1.1x the sum)
     The table on stdout gives each measurement's best and median GB/s (1e9 bytes/s), best
     kIOPS, CPU seconds per GB (user + system of the whole process, median pass) and passes,
     then the ratios of the hipfile figure to each reference (best to best,
@@ -95,6 +101,12 @@ OPTIONS
     --cold
         Before every measured pass, fdatasync the file and drop it from the page cache with
         posix_fadvise(POSIX_FADV_DONTNEED).
+    --resident FRACTION
+        Reads: before every measured pass, drop the file from the page cache (as --cold), then
+        read the first FRACTION (0 < FRACTION < 1, rounded down to 4 KiB) of every request's
+        range back into it, so each request is part cached, part on the disk: with --direct
+        this measures the library's page-cache-aware O_DIRECT reads (doc/configuration.md,
+        HIPFILE_DIRECT_READS_FROM_CACHE). Adds the parts measurement.
     --api MODE
         sync (hipFileRead/hipFileWrite, the default), async (hipFileReadAsync/WriteAsync on
         --streams streams per thread) or batch (hipFileBatchIOSubmit/GetStatus in batches of
@@ -114,7 +126,7 @@ OPTIONS
     --multi-gpu
         Use every GPU the runtime reports (overrides --devices).
     --baselines LIST
-        all (the default), none, or a comma list of copy, raw, naive, hand, serial, stream (see
+        all (the default), none, or a comma list of copy, raw, naive, hand, serial, stream, parts (see
         DESCRIPTION for what each measures and when it applies).
     --verify
         After the timed passes, one untimed pass that checks every byte of every request.
@@ -197,7 +209,7 @@ int count_arg(const char* name, const char* text, int min) {
 }
 
 Baselines baselines_arg(std::string_view text) {
-  Baselines b{false, false, false, false, false, false};
+  Baselines b{false, false, false, false, false, false, false};
   if (text == "all") return Baselines{};
   if (text == "none") return b;
   while (!text.empty()) {
@@ -209,7 +221,8 @@ Baselines baselines_arg(std::string_view text) {
     else if (item == "serial") b.serial = true;
     else if (item == "hand") b.hand = true;
     else if (item == "stream") b.stream = true;
-    else usage_error(fmt::format("--baselines: unknown '{}' (copy, raw, naive, serial, hand, stream, all, none)", item));
+    else if (item == "parts") b.parts = true;
+    else usage_error(fmt::format("--baselines: unknown '{}' (copy, raw, naive, serial, hand, stream, parts, all, none)", item));
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }
@@ -218,7 +231,7 @@ Baselines baselines_arg(std::string_view text) {
 
 enum LongOnly {
   kSeq = 256, kRandom, kEngineThreads, kRegister, kBuffered, kHot, kCold, kApi, kStreams, kBatch, kFsync,
-  kDevices, kMultiGpu, kBaselines, kVerify, kFileSize, kCreate, kJson, kProgress, kSeed
+  kDevices, kMultiGpu, kBaselines, kVerify, kFileSize, kCreate, kJson, kProgress, kSeed, kResident
 };
 
 }  // namespace
@@ -228,7 +241,9 @@ std::string_view access_name(Access a) { return a == Access::Sequential ? "seque
 std::string_view api_name(Api api) {
   return api == Api::Sync ? "sync" : api == Api::Async ? "async" : "batch";
 }
-std::string_view cache_name(Cache c) { return c == Cache::Hot ? "hot" : "cold"; }
+std::string_view cache_name(Cache c) {
+  return c == Cache::Hot ? "hot" : c == Cache::Cold ? "cold" : "partial";
+}
 
 Options parse_options(int argc, char** argv) {
   static const option longs[] = {
@@ -246,6 +261,7 @@ Options parse_options(int argc, char** argv) {
       {"buffered", no_argument, nullptr, kBuffered},
       {"hot", no_argument, nullptr, kHot},
       {"cold", no_argument, nullptr, kCold},
+      {"resident", required_argument, nullptr, kResident},
       {"api", required_argument, nullptr, kApi},
       {"streams", required_argument, nullptr, kStreams},
       {"batch", required_argument, nullptr, kBatch},
@@ -290,6 +306,15 @@ Options parse_options(int argc, char** argv) {
       case kBuffered: o.direct = false; break;
       case kHot: o.cache = Cache::Hot; break;
       case kCold: o.cache = Cache::Cold; break;
+      case kResident: {
+        char* end = nullptr;
+        errno = 0;
+        o.resident = std::strtod(optarg, &end);
+        if (end == optarg || *end != '\0' || errno != 0 || !(o.resident > 0 && o.resident < 1))
+          usage_error(fmt::format("--resident: '{}' is not a fraction between 0 and 1 (exclusive)", optarg));
+        o.cache = Cache::Partial;
+        break;
+      }
       case kApi: {
         std::string_view a = optarg;
         if (a == "sync") o.api = Api::Sync;
@@ -336,6 +361,7 @@ Options parse_options(int argc, char** argv) {
   if (o.access == Access::Sequential && o.file_size < o.total)
     usage_error("--file-size is smaller than --size for a sequential pass");
   if (o.io_size > o.file_size) usage_error("--io-size is larger than the file");
+  if (o.cache == Cache::Partial && o.op == Op::Write) usage_error("--resident applies to reads only");
   if (o.direct && (o.io_size % 4096 != 0 || o.total % 4096 != 0))
     usage_error("--direct needs --io-size and --size in multiples of 4 KiB");
   return o;

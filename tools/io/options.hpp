@@ -13,7 +13,7 @@ namespace hipfile::tools::io {
 enum class Op { Read, Write };
 enum class Access { Sequential, Random };
 enum class Api { Sync, Async, Batch };
-enum class Cache { Hot, Cold };
+enum class Cache { Hot, Cold, Partial };
 
 struct Baselines {
   bool copy = true;    // pinned hipMemcpy host<->device
@@ -22,6 +22,7 @@ struct Baselines {
   bool serial = true;  // the same requests as sync hipFileRead/Write in one thread (async/batch only)
   bool hand = true;    // pread + hipMemcpy by hand with the same threads, pinned buffers (device memory)
   bool stream = true;  // one sequential buffered reader, large blocks (reads only)
+  bool parts = true;   // --resident: hipfile on the resident and the other parts alone, summed
 };
 
 struct Options {
@@ -29,6 +30,7 @@ struct Options {
   Access access = Access::Sequential;
   Api api = Api::Sync;
   Cache cache = Cache::Hot;
+  double resident = 0;              // Cache::Partial: the cached fraction at the head of each request
   MemKind mem = MemKind::Device;
   std::uint64_t io_size = 16u << 20;
   std::uint64_t total = 1u << 30;   // bytes moved per measured pass

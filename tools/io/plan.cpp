@@ -39,6 +39,34 @@ std::vector<Worker> make_plan(const Options& o, const std::vector<int>& devices)
   return workers;
 }
 
+std::uint64_t resident_head(const Request& r, double fraction) {
+  auto head = static_cast<std::uint64_t>(static_cast<double>(r.length) * fraction);
+  return head / 4096 * 4096;
+}
+
+std::vector<ByteRange> resident_ranges(const std::vector<Worker>& workers, double fraction) {
+  std::vector<ByteRange> out;
+  for (const Worker& w : workers)
+    for (const Request& r : w.requests)
+      if (std::uint64_t head = resident_head(r, fraction); head != 0) out.push_back({r.offset, head});
+  return out;
+}
+
+std::vector<Worker> split_plan(const std::vector<Worker>& workers, double fraction, bool heads) {
+  std::vector<Worker> out;
+  for (const Worker& w : workers) {
+    Worker& part = out.emplace_back(Worker{w.device, w.slot, {}, 0});
+    for (const Request& r : w.requests) {
+      const std::uint64_t head = resident_head(r, fraction);
+      const Request piece = heads ? Request{r.offset, head} : Request{r.offset + head, r.length - head};
+      if (piece.length == 0) continue;
+      part.requests.push_back(piece);
+      part.bytes += piece.length;
+    }
+  }
+  return out;
+}
+
 std::vector<std::uint64_t> bytes_per_slot(const std::vector<Worker>& workers, std::size_t slots) {
   std::vector<std::uint64_t> out(slots, 0);
   for (const Worker& w : workers) out[w.slot] += w.bytes;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "options.hpp"
+#include "page_cache.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -26,6 +27,15 @@ struct Worker {
 /// threads of one GPU together one contiguous part. Random: total / io_size requests at 4 KiB
 /// aligned offsets in [0, file_size - io_size], from a seeded generator (the same every run).
 std::vector<Worker> make_plan(const Options& options, const std::vector<int>& devices);
+
+/// --resident: the head of every request that is put into the page cache, `fraction` of its
+/// length rounded down to 4 KiB (so an O_DIRECT rest stays aligned).
+std::uint64_t resident_head(const Request& r, double fraction);
+/// The page-cache ranges of a --resident pass: every request's resident head.
+std::vector<ByteRange> resident_ranges(const std::vector<Worker>& workers, double fraction);
+/// The same workers with each request cut to its resident head (heads = true) or to the rest
+/// (heads = false); empty pieces are left out. The parts measurement replays these.
+std::vector<Worker> split_plan(const std::vector<Worker>& workers, double fraction, bool heads);
 
 /// Requests in one pass, all workers together.
 std::uint64_t total_requests(const std::vector<Worker>& workers);

@@ -26,6 +26,7 @@ struct Report {
   Measurement serial;            // async/batch: the same requests as sync serial calls
   Measurement hand;              // pread + hipMemcpy by hand, the same threads
   Measurement stream;            // one sequential buffered reader (reads)
+  Measurement parts;             // --resident: hipfile on the cached and the uncached parts alone, summed
 
   /// The copy ceiling in the direction of the operation.
   const Measurement& copy_ceiling() const;

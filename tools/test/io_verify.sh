@@ -29,6 +29,8 @@ for mem in device pinned pageable; do
 done
 run --random --io-size 64k --threads 2
 run --cold --direct --threads 2
+run --resident 0.5 --direct --threads 2
+run --resident 0.25
 # Writes leave the file holding the pattern (the verify pass rewrites it), so a read follows.
 run --write --threads 2
 run --write --direct --register
@@ -77,6 +79,17 @@ grep -Eq '^  hipfile sync read +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{3} +2$'
 "$json_check" "$dir/s.json" results.stream.ops_per_pass results.stream.bytes_per_pass=8388608 ratios.vs_stream.median \
     '!results.raw' '!results.pinned_h2d'
 grep -q 'hipfile vs one sequential reader .*(want >= 0.97 of the best reader)' "$dir/out.txt"
+
+# --resident: each request's head cached, the rest not; the parts measurement and its ratio.
+"$io" --file "$file" --size 8M --io-size 1M --reps 2 --direct --resident 0.5 --baselines parts --json "$dir/p.json" \
+    > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
+"$json_check" "$dir/p.json" config.cache=partial config.resident results.parts.ops_per_pass=8 \
+    results.parts.bytes_per_pass=8388608 results.parts.gbps_best results.parts.cpu_s_per_gb ratios.vs_parts.best \
+    ratios.vs_parts.median page_cache_resident '!results.stream' '!results.raw'
+grep -q 'page cache partial' "$dir/out.txt"
+grep -q "hipfile vs its parts alone, summed .*(want >= 0.91" "$dir/out.txt"
+# Without --resident there are no parts to measure.
+"$json_check" "$dir/all.json" '!results.parts' '!ratios.vs_parts'
 
 # Usage errors exit 2.
 set +e

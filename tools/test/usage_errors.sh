@@ -58,6 +58,11 @@ expect_usage hipfile-io "--mem: 'gpu' is not device, pinned or pageable" "$io" $
 expect_usage hipfile-io "--api: 'mmap' is not sync, async or batch" "$io" $f --api mmap
 expect_usage hipfile-io "--devices: '0,,1' is not a list" "$io" $f --devices 0,,1
 expect_usage hipfile-io "--baselines: unknown 'fast'" "$io" $f --baselines copy,fast
+expect_usage hipfile-io "--resident: '0' is not a fraction between 0 and 1" "$io" $f --resident 0
+expect_usage hipfile-io "--resident: '1' is not a fraction between 0 and 1" "$io" $f --resident 1
+expect_usage hipfile-io "--resident: 'half' is not a fraction" "$io" $f --resident half
+expect_usage hipfile-io "--resident: '0.5x' is not a fraction" "$io" $f --resident 0.5x
+expect_usage hipfile-io "--resident applies to reads only" "$io" $f -w --resident 0.5
 expect_usage hipfile-io "--direct needs --io-size and --size in multiples of 4 KiB" "$io" $f -d -s 1M -b 5000
 expect_usage hipfile-io "--file-size is smaller than --size" "$io" $f -s 8M --file-size 4M
 expect_usage hipfile-io "--io-size is larger than the file" "$io" $f --random -s 8M -b 4M --file-size 2M
