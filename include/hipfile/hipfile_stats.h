@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define HIPFILE_STATS_VERSION 1
+#define HIPFILE_STATS_VERSION 2
 #define HIPFILE_STATS_BUCKETS 48
 #define HIPFILE_STATS_MAX_DEVICES 16
 
@@ -59,6 +59,19 @@ typedef struct hipFileStatsCounters {
     uint64_t time_ns;  /**< total time spent in the requests */
 } hipFileStatsCounters_t;
 
+/**
+ * Since version 2: how the bytes of one path and operation reached or left the file, counted as
+ * they move (the moved part of a failed request included): through the page cache (buffered
+ * reads and writes, and reads of page-cache pages mapped for the device) or with O_DIRECT. An
+ * O_DIRECT client's read of cached data is served from the page cache (doc/configuration.md,
+ * HIPFILE_DIRECT_READS_FROM_CACHE), so the two split such a read exactly. The staging engine's
+ * and the host path's I/O is counted; the fastpaths' (cufile, amd) stays 0.
+ */
+typedef struct hipFileStatsSource {
+    uint64_t cache_bytes;   /**< through the page cache */
+    uint64_t direct_bytes;  /**< with O_DIRECT */
+} hipFileStatsSource_t;
+
 typedef struct hipFileStatsL1 {
     uint32_t version;  /**< HIPFILE_STATS_VERSION */
     uint32_t level;    /**< the level in force when read */
@@ -75,6 +88,8 @@ typedef struct hipFileStatsL3 {
     hipFileStatsL2_t l2;
     /** Per HIP device index (devices beyond the last slot are counted in it). */
     hipFileStatsCounters_t device[HIPFILE_STATS_MAX_DEVICES][hipFileStatsOpCount];
+    /** Version 2 and later: page cache or O_DIRECT, per path and operation (recorded from level 1). */
+    hipFileStatsSource_t source[hipFileStatsPathCount][hipFileStatsOpCount];
 } hipFileStatsL3_t;
 
 /**
@@ -82,7 +97,8 @@ typedef struct hipFileStatsL3 {
  * fills the first min(size, its own sizeof) bytes and zeroes the rest, so a program built with
  * a newer header that appended fields reads 0 there, and one built with an older header gets
  * no more bytes than it has (README, "ABI and versioning"). `version` says which layout filled
- * it. NULL, or a size below the version-1 struct, gives hipFileInvalidValue. Never opens the
+ * it. NULL, or a size below the version-1 struct (hipFileStatsL3_t without `source`), gives
+ * hipFileInvalidValue. Never opens the
  * driver. (hipFileGetStatsL1-L3 in <hipfile.h> are hipFile 0.5's calls with cuFile's layouts.)
  */
 HIPFILE_API hipFileError_t hipFileGetStatsExL1(hipFileStatsL1_t *stats, size_t size);

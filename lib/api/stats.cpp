@@ -9,7 +9,9 @@
 #include <hipfile/hipfile_stats.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <memory>
 #include <new>
 
@@ -23,11 +25,19 @@ namespace {
 
 constexpr hipFileError_t err(hipFileOpError_t e) { return {e, hipSuccess}; }
 
+// Each struct's size in version 1 of the layout, the smallest a caller may pass: version 2
+// appended `source` to hipFileStatsL3_t.
+template <class T>
+constexpr std::size_t version1_size() {
+  if constexpr (std::is_same_v<T, hipFileStatsL3_t>) return offsetof(hipFileStatsL3_t, source);
+  else return sizeof(T);
+}
+
 // The growth convention: the caller says how big its struct is; we fill what we know of it and
-// zero the rest. The smallest size accepted is version 1's, which is today's sizeof(T).
+// zero the rest.
 template <class T, class Pick>
 hipFileError_t copy_ours(T* out, std::size_t size, Pick pick) {
-  if (out == nullptr || size < sizeof(T)) return err(hipFileInvalidValue);
+  if (out == nullptr || size < version1_size<T>()) return err(hipFileInvalidValue);
   std::unique_ptr<hipFileStatsL3_t> all(new (std::nothrow) hipFileStatsL3_t);
   if (!all) return err(hipFileInternalError);
   stats::snapshot(*all);
@@ -83,13 +93,13 @@ HIPFILE_API hipFileError_t hipfile_v05_get_stats_l3(hipFileStatsLevel3_t* out) {
 }
 
 HIPFILE_API hipFileError_t hipfile_v0_get_stats_l1(hipFileStatsL1_t* out) {
-  return guarded([&] { return copy_ours(out, sizeof *out, ours_l1); });
+  return guarded([&] { return copy_ours(out, version1_size<hipFileStatsL1_t>(), ours_l1); });
 }
 HIPFILE_API hipFileError_t hipfile_v0_get_stats_l2(hipFileStatsL2_t* out) {
-  return guarded([&] { return copy_ours(out, sizeof *out, ours_l2); });
+  return guarded([&] { return copy_ours(out, version1_size<hipFileStatsL2_t>(), ours_l2); });
 }
 HIPFILE_API hipFileError_t hipfile_v0_get_stats_l3(hipFileStatsL3_t* out) {
-  return guarded([&] { return copy_ours(out, sizeof *out, ours_l3); });
+  return guarded([&] { return copy_ours(out, version1_size<hipFileStatsL3_t>(), ours_l3); });
 }
 
 HIPFILE_API hipFileError_t hipFileGetStatsExL1(hipFileStatsL1_t* out, size_t size) {

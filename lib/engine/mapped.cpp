@@ -13,6 +13,7 @@
 #include "engine/log.hpp"
 #include "engine/movers.hpp"
 #include "engine/staging.hpp"
+#include "engine/stats.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
 #include "sys/page_cache.hpp"
@@ -170,6 +171,7 @@ bool MappedRead::copy_pinned(const std::byte* src, std::byte* pages, off_t a, of
     return false;
   }
   s.busy = true;
+  stats::count_moved(hipFileStatsPathEngine, hipFileStatsOpRead, stats::Source::Cache, static_cast<std::size_t>(b - a));
   return true;
 }
 

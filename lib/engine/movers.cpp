@@ -17,6 +17,7 @@
 #include "engine/log.hpp"
 #include "engine/mapped.hpp"
 #include "engine/staging.hpp"
+#include "engine/stats.hpp"
 #include "gpu/copy.hpp"
 #include "sys/page_cache.hpp"
 #include "sys/posix.hpp"
@@ -59,6 +60,12 @@ namespace {
 constexpr off_t kMaxOffset = std::numeric_limits<off_t>::max();  // rounding a chunk out to O_DIRECT blocks
 
 off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
+
+// Statistics: `n` bytes (when positive) moved through the page cache or with O_DIRECT.
+void moved(hipFileStatsPath_t path, hipFileStatsOp_t op, bool direct, ssize_t n) noexcept {
+  if (n > 0)
+    stats::count_moved(path, op, direct ? stats::Source::Direct : stats::Source::Cache, static_cast<std::size_t>(n));
+}
 off_t align_up(off_t v, off_t a) noexcept { return align_down(v + a - 1, a); }
 
 // Whether an O_DIRECT client's read of [a, b) goes to the disk: not when the page cache holds it
@@ -73,10 +80,11 @@ bool read_direct(const File& f, off_t a, off_t b, bool from_cache) noexcept {
 
 // Reads file range [a, b) into `stage`. With O_DIRECT the range is widened to whole blocks, so
 // the wanted bytes start at `skew` inside the slot. Returns the bytes of [a, b) now in the slot
-// (fewer only at end of file) or -errno.
+// (fewer only at end of file) or -errno; `direct` says whether O_DIRECT read them.
 ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, off_t b, off_t& skew,
-                      bool from_cache) {
+                      bool from_cache, bool& direct) {
   skew = 0;
+  direct = false;
   const off_t len = b - a;
   // A range within one block of the largest offset cannot be widened: it is read buffered.
   if (b <= kMaxOffset - f.dio_align && read_direct(f, a, b, from_cache)) {
@@ -86,6 +94,7 @@ ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, 
       ssize_t n = sys::pread_full(f.direct_fd, stage, static_cast<std::size_t>(bb - aa), aa);
       if (n >= 0) {
         skew = a - aa;
+        direct = true;
         return static_cast<ssize_t>(std::clamp<off_t>(n - skew, 0, len));
       }
       if (n != -EINVAL) return n;
@@ -97,17 +106,22 @@ ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, 
 }
 
 // Writes [a, b) from `src`: O_DIRECT where the client asked for it and the range and memory
-// are aligned, buffered otherwise. Returns bytes or -errno.
-ssize_t write_range(File& f, const std::byte* src, off_t a, off_t b) {
+// are aligned, buffered otherwise. Returns bytes or -errno, counted for `path` as moved.
+ssize_t write_range(File& f, const std::byte* src, off_t a, off_t b, hipFileStatsPath_t path) {
   const off_t len = b - a;
   if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && a % f.dio_align == 0 &&
       len % f.dio_align == 0 && reinterpret_cast<std::uintptr_t>(src) % f.mem_align == 0) {
     ssize_t n = sys::pwrite_full(f.direct_fd, src, static_cast<std::size_t>(len), a);
-    if (n != -EINVAL) return n;
+    if (n != -EINVAL) {
+      moved(path, hipFileStatsOpWrite, true, n);
+      return n;
+    }
     f.direct_ok = false;
     HIPFILE_LOG(Info, "O_DIRECT write refused (EINVAL) at offset %lld: this file continues buffered", static_cast<long long>(a));
   }
-  return sys::pwrite_full(f.buffered_fd, src, static_cast<std::size_t>(len), a);
+  const ssize_t n = sys::pwrite_full(f.buffered_fd, src, static_cast<std::size_t>(len), a);
+  moved(path, hipFileStatsOpWrite, false, n);
+  return n;
 }
 
 }  // namespace
@@ -125,11 +139,13 @@ void run_host(Job& job, const Config& config) {
                            reinterpret_cast<std::uintptr_t>(mem) % f.mem_align == 0;
       if (aligned && read_direct(f, a, b, config.direct_reads_from_cache))
         n = sys::pread_full(f.direct_fd, mem, static_cast<std::size_t>(b - a), a);
-      if (n == -EINVAL) n = sys::pread_full(f.buffered_fd, mem, static_cast<std::size_t>(b - a), a);
+      const bool direct = n != -EINVAL;
+      if (!direct) n = sys::pread_full(f.buffered_fd, mem, static_cast<std::size_t>(b - a), a);
+      moved(hipFileStatsPathHost, hipFileStatsOpRead, direct, n);
       if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
       if (n < b - a) job.short_at(a + n);
     } else {
-      ssize_t n = write_range(f, mem, a, b);
+      ssize_t n = write_range(f, mem, a, b, hipFileStatsPathHost);
       if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
     }
   }
@@ -143,7 +159,10 @@ bool stage_piece(Job& job, Lane& lane, const Config& config, off_t a, off_t b, o
     return false;
   }
   off_t skew = 0;
-  ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew, config.direct_reads_from_cache);
+  bool direct = false;
+  ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew, config.direct_reads_from_cache,
+                            direct);
+  moved(hipFileStatsPathEngine, hipFileStatsOpRead, direct, n);
   if (n < 0) {
     job.fail(Status::of_errno(static_cast<int>(-n)), a);
     return false;
@@ -216,7 +235,7 @@ bool write_oldest(Job& job, std::deque<Pending>& pending) {
     job.skipped(p.a);
     return true;
   }
-  ssize_t n = write_range(*job.req.file, p.slot->host, p.a, p.b);
+  ssize_t n = write_range(*job.req.file, p.slot->host, p.a, p.b, hipFileStatsPathEngine);
   if (n < 0) job.fail(Status::of_errno(static_cast<int>(-n)), p.a);
   return true;
 }

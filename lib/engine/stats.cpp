@@ -38,6 +38,7 @@ struct alignas(64) Shard {
   Counter size_hist[P][O][B];
   Counter latency_hist[P][O][B];
   Counters device[D][P][O];  // from level 1: hipFile 0.5's per-GPU figures need it
+  Counter moved[2][P][O];    // [Source]: page cache, O_DIRECT
 };
 
 constexpr int C = static_cast<int>(Call::Count);
@@ -123,6 +124,11 @@ void record(hipFileStatsPath_t path, hipFileStatsOp_t op, int device, std::size_
   if (device >= 0) add_counters(s.device[device < D ? device : D - 1][path][op], bytes, ns, error);
 }
 
+void count_moved(hipFileStatsPath_t path, hipFileStatsOp_t op, Source source, std::size_t bytes) noexcept {
+  if (level() == 0 || bytes == 0 || path < 0 || path >= P || op < 0 || op >= O) return;
+  add(my_shard().moved[static_cast<int>(source)][path][op], bytes);
+}
+
 void count(Call call, bool ok, std::uint64_t n) noexcept {
   const int c = static_cast<int>(call);
   if (level() == 0 || c < 0 || c >= C) return;
@@ -148,6 +154,8 @@ void snapshot(hipFileStatsL3_t& out, Raw& raw) noexcept {
     for (int p = 0; p < P; ++p)
       for (int o = 0; o < O; ++o) {
         sum(out.l2.l1.path[p][o], s.path[p][o]);
+        out.source[p][o].cache_bytes += get(s.moved[0][p][o]);
+        out.source[p][o].direct_bytes += get(s.moved[1][p][o]);
         for (int b = 0; b < B; ++b) {
           out.l2.size_hist[p][o][b] += get(s.size_hist[p][o][b]);
           out.l2.latency_hist[p][o][b] += get(s.latency_hist[p][o][b]);
@@ -183,6 +191,9 @@ void reset() noexcept {
     for (auto& dev : s.device)
       for (auto& path : dev)
         for (auto& c : path) zero(c);
+    for (auto& source : s.moved)
+      for (auto& path : source)
+        for (auto& c : path) c.store(0, std::memory_order_relaxed);
   }
   for (auto& call : g_calls)
     for (auto& c : call) c.store(0, std::memory_order_relaxed);
@@ -214,6 +225,11 @@ std::string report() {
         std::snprintf(dev, sizeof dev, "%d", d);
         counters("device", dev, kOpNames[o], st->device[d][o]);
       }
+  for (int p = 0; p < P; ++p)
+    for (int o = 0; o < O; ++o)
+      if (const hipFileStatsSource_t& m = st->source[p][o]; m.cache_bytes != 0 || m.direct_bytes != 0)
+        put("source %s %s cache_bytes %llu direct_bytes %llu\n", kPathNames[p], kOpNames[o],
+            static_cast<unsigned long long>(m.cache_bytes), static_cast<unsigned long long>(m.direct_bytes));
   auto hist = [&](const char* what, const std::uint64_t (&h)[P][O][B]) {
     for (int p = 0; p < P; ++p)
       for (int o = 0; o < O; ++o) {

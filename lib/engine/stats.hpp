@@ -23,6 +23,10 @@ std::uint64_t start() noexcept;
 void record(hipFileStatsPath_t path, hipFileStatsOp_t op, int device, std::size_t bytes, std::uint64_t started,
             bool error) noexcept;
 
+/// How bytes reached or left the file (hipFileStatsSource_t), counted as they move, from level 1.
+enum class Source { Cache, Direct };
+void count_moved(hipFileStatsPath_t path, hipFileStatsOp_t op, Source source, std::size_t bytes) noexcept;
+
 /// The API calls that hipFile 0.5's level-1 statistics count (hipFileOpCounter_t ok/err).
 enum class Call : int {
   HandleRegister, HandleDeregister, BufRegister, BufDeregister,

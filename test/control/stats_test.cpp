@@ -4,6 +4,7 @@
 #include <hipfile/hipfile_stats.h>
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -164,6 +165,29 @@ TEST_CASE("A caller with a larger (newer) struct gets what the library knows, th
   REQUIRE(hipFileDriverClose().err == ok);
 }
 
+TEST_CASE("A caller with version 1's hipFileStatsL3_t gets exactly that much", "[stats]") {
+  Fresh fresh(1);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  known_io();
+  constexpr std::size_t v1 = offsetof(hipFileStatsL3_t, source);  // version 2 appended `source`
+  auto buf = std::make_unique<unsigned char[]>(sizeof(hipFileStatsL3_t));
+  std::memset(buf.get(), 0x5a, sizeof(hipFileStatsL3_t));
+  auto* s = reinterpret_cast<hipFileStatsL3_t*>(buf.get());
+  REQUIRE(hipFileGetStatsExL3(s, v1).err == ok);
+  CHECK(s->l2.l1.path[ENG][W].bytes == 1u << 20);
+  for (std::size_t i = v1; i < sizeof(hipFileStatsL3_t); ++i) CHECK(buf[i] == 0x5a);  // nothing past it
+  CHECK(hipFileGetStatsExL3(s, v1 - 1).err == hipFileInvalidValue);
+  // The whole struct: the split of the same bytes.
+  REQUIRE(hipFileGetStatsExL3(s, sizeof *s).err == ok);
+  CHECK(s->source[ENG][W].cache_bytes == 1u << 20);
+  CHECK(s->source[ENG][W].direct_bytes == 0);
+  CHECK(s->source[hipFileStatsPathHost][hipFileStatsOpRead].cache_bytes == 4096);
+  REQUIRE(hipFileStatsReset().err == ok);
+  REQUIRE(hipFileGetStatsExL3(s, sizeof *s).err == ok);
+  CHECK(s->source[ENG][W].cache_bytes == 0);
+  REQUIRE(hipFileDriverClose().err == ok);
+}
+
 TEST_CASE("HIPFILE_STATS_FILE gets a 0600 report at the last close", "[stats]") {
   Fresh fresh(1);
   const std::string path = test_dir() + "/control-stats-report." + std::to_string(::getpid());
@@ -181,6 +205,10 @@ TEST_CASE("HIPFILE_STATS_FILE gets a 0600 report at the last close", "[stats]") 
   CHECK(text.find("path engine write ops 1 bytes 1048576 errors 0") != std::string::npos);
   CHECK(text.find("path engine read ops 2 bytes 1048576 errors 1") != std::string::npos);
   CHECK(text.find("path host read ops 1 bytes 4096 errors 0") != std::string::npos);
+  // Buffered descriptors: every byte went through the page cache.
+  CHECK(text.find("source engine read cache_bytes 1048576 direct_bytes 0\n") != std::string::npos);
+  CHECK(text.find("source engine write cache_bytes 1048576 direct_bytes 0\n") != std::string::npos);
+  CHECK(text.find("source host read cache_bytes 4096 direct_bytes 0\n") != std::string::npos);
 
   // On demand, to an explicit path; a symbolic link is never followed.
   const std::string link = path + ".link";
@@ -190,7 +218,7 @@ TEST_CASE("HIPFILE_STATS_FILE gets a 0600 report at the last close", "[stats]") 
   ::unlink(link.c_str());
   ::unlink(path.c_str());
   CHECK(hipFileStatsWrite(path.c_str()).err == ok);
-  CHECK(slurp(path).find("hipfile-stats 1\n") == 0);
+  CHECK(slurp(path).find("hipfile-stats " + std::to_string(HIPFILE_STATS_VERSION) + "\n") == 0);
   ::unlink(path.c_str());
 }
 

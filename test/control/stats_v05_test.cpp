@@ -6,6 +6,7 @@
 #include <hipfile/hipfile_stats.h>
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 
 #include <hipfile++/batch.hpp>
@@ -202,6 +203,7 @@ TEST_CASE("hipFile 0.5 statistics bad input", "[stats05]") {
 }
 
 using OldL1 = hipFileError_t (*)(hipFileStatsL1_t*);
+using OldL3 = hipFileError_t (*)(hipFileStatsL3_t*);
 using NewL1 = hipFileError_t (*)(hipFileStatsLevel1_t*);
 
 TEST_CASE("0.2's layout stays behind symbol version HIPFILE_0; new links get HIPFILE_0.5", "[stats05]") {
@@ -226,6 +228,15 @@ TEST_CASE("0.2's layout stays behind symbol version HIPFILE_0; new links get HIP
   CHECK(buf.s.version == HIPFILE_STATS_VERSION);
   CHECK(buf.s.path[hipFileStatsPathEngine][hipFileStatsOpWrite].bytes == kMiB);
   for (unsigned char c : buf.guard) CHECK(c == 0x5a);
+  // 0.2's hipFileStatsL3_t is version 1's: the `source` that version 2 appended is not written.
+  auto old_l3 = reinterpret_cast<OldL3>(dlvsym(self, "hipFileGetStatsL3", "HIPFILE_0"));
+  REQUIRE(old_l3 != nullptr);
+  constexpr std::size_t v1 = offsetof(hipFileStatsL3_t, source);
+  auto big = std::make_unique<unsigned char[]>(sizeof(hipFileStatsL3_t));
+  std::memset(big.get(), 0x5a, sizeof(hipFileStatsL3_t));
+  REQUIRE(old_l3(reinterpret_cast<hipFileStatsL3_t*>(big.get())).err == ok);
+  CHECK(reinterpret_cast<hipFileStatsL3_t*>(big.get())->l2.l1.path[hipFileStatsPathEngine][hipFileStatsOpWrite].bytes == kMiB);
+  for (std::size_t i = v1; i < sizeof(hipFileStatsL3_t); ++i) CHECK(big[i] == 0x5a);
   hipFileStatsLevel1_t now{};
   REQUIRE(new_l1(&now).err == ok);
   CHECK(now.write_bytes == kMiB);

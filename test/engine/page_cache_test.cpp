@@ -5,6 +5,10 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include <memory>
+
+#include <hipfile/hipfile_stats.h>
+
 #include "../c_api/helpers.hpp"
 #include "seam.hpp"
 #include "sys/page_cache.hpp"
@@ -68,6 +72,13 @@ FdsUsed fds_used(SyscallScript& s) {
   return u;
 }
 
+// The statistics' split of one path and operation: bytes through the page cache, with O_DIRECT.
+hipFileStatsSource_t moved(hipFileStatsPath_t path, hipFileStatsOp_t op) {
+  auto s = std::make_unique<hipFileStatsL3_t>();
+  REQUIRE(hipFileGetStatsExL3(s.get(), sizeof *s).err == hipFileSuccess);
+  return s->source[path][op];
+}
+
 }  // namespace
 
 TEST_CASE("range_cached agrees with mincore, without reading the file", "[page_cache]") {
@@ -110,8 +121,12 @@ TEST_CASE("An O_DIRECT client's read of cached data is served from the page cach
   DeviceMem dmem(n);
   std::vector<std::byte> hmem(n);
   void* mem = device ? dmem.get() : static_cast<void*>(hmem.data());
+  REQUIRE(hipFileStatsReset().err == hipFileSuccess);
   ScopedSyscalls sc;
   REQUIRE(hipFileRead(r.handle, mem, n - 1000, 1000, 0) == static_cast<ssize_t>(n - 1000));
+  const hipFileStatsSource_t m = moved(device ? hipFileStatsPathEngine : hipFileStatsPathHost, hipFileStatsOpRead);
+  CHECK(m.cache_bytes == n - 1000);
+  CHECK(m.direct_bytes == 0);
   hmem.resize(n - 1000);
   CHECK((device ? to_host(mem, n - 1000) : hmem) == pattern(n - 1000, 71, 1000));
   const FdsUsed used = fds_used(sc.script());
@@ -133,8 +148,12 @@ TEST_CASE("Ranges not in the page cache take O_DIRECT only when the client asked
     return;
   }
   DeviceMem mem(n);
+  REQUIRE(hipFileStatsReset().err == hipFileSuccess);
   ScopedSyscalls sc;
   REQUIRE(hipFileRead(r.handle, mem.get(), n - 1000, 1000, 0) == static_cast<ssize_t>(n - 1000));
+  const hipFileStatsSource_t m = moved(hipFileStatsPathEngine, hipFileStatsOpRead);
+  CHECK(m.cache_bytes + m.direct_bytes == n - 1000);
+  CHECK((m.direct_bytes != 0) == client_direct);
   CHECK(to_host(mem.get(), n - 1000) == pattern(n - 1000, 65, 1000));
   const FdsUsed used = fds_used(sc.script());
   CHECK(used.direct == client_direct);
@@ -154,8 +173,12 @@ TEST_CASE("Half cached, half not: each half from where it is, the data whole", "
   }
   REQUIRE(resident(f.path(), 0, n / 2));
   DeviceMem mem(n);
+  REQUIRE(hipFileStatsReset().err == hipFileSuccess);
   ScopedSyscalls sc;
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
+  const hipFileStatsSource_t m = moved(hipFileStatsPathEngine, hipFileStatsOpRead);
+  CHECK(m.cache_bytes == n / 2);  // exactly the cached half, chunk by chunk
+  CHECK(m.direct_bytes == n / 2);
   CHECK(to_host(mem.get(), n) == pattern(n, 72));
   const FdsUsed used = fds_used(sc.script());
   CHECK(used.direct);

@@ -44,7 +44,9 @@ DESCRIPTION
     hipfile-stats FILE
         Prints a report that a program wrote through HIPFILE_STATS_FILE.
     The report is a table of the paths that saw I/O: ops, bytes, errors, average latency and
-    bandwidth (GB/s = 1e9 bytes/s); then the histograms (level 2 and up, power-of-two buckets
+    bandwidth (GB/s = 1e9 bytes/s); then, per path and operation, the bytes moved through the
+    page cache and with O_DIRECT (an O_DIRECT client's read of cached data is served from the
+    page cache); then the histograms (level 2 and up, power-of-two buckets
     of bytes and of ns), or "no I/O recorded".
 
 OPTIONS
@@ -104,12 +106,26 @@ std::string human(unsigned long long bytes) {
 }
 
 // Prints the report; false when it is not a hipfile-stats report.
+// "source PATH OP cache_bytes N direct_bytes N": how the bytes reached or left the file.
+void print_sources(const std::vector<std::string>& lines, std::FILE* out) {
+  if (lines.empty()) return;
+  std::fprintf(out, "%-14s %-5s %16s %12s %16s %12s\n", "path", "op", "page cache", "", "O_DIRECT", "");
+  for (const std::string& line : lines) {
+    std::istringstream ls(line);
+    std::string word, name, op, k;
+    unsigned long long cache = 0, direct = 0;
+    ls >> word >> name >> op >> k >> cache >> k >> direct;
+    std::fprintf(out, "%-14s %-5s %16llu %12s %16llu %12s\n", name.c_str(), op.c_str(), cache,
+                 ("(" + human(cache) + ")").c_str(), direct, ("(" + human(direct) + ")").c_str());
+  }
+}
+
 bool print_report(const std::string& text, std::FILE* out) {
   std::istringstream in(text);
   std::string line, word;
   if (!std::getline(in, line) || line.rfind("hipfile-stats ", 0) != 0) return false;
   std::string pid = "?", level = "?";
-  std::vector<std::string> hist;
+  std::vector<std::string> hist, sources;
   bool header = false, any = false;
   while (std::getline(in, line)) {
     std::istringstream ls(line);
@@ -142,9 +158,12 @@ bool print_report(const std::string& text, std::FILE* out) {
                    ("(" + human(bytes) + ")").c_str(), errors, avg, bw);
     } else if (word == "size_log2" || word == "latency_ns_log2") {
       hist.push_back(line);
+    } else if (word == "source") {
+      sources.push_back(line);
     }
   }
   if (!any) std::fprintf(out, "no I/O recorded\n");
+  print_sources(sources, out);
   for (const std::string& h : hist) {
     std::istringstream hs(h);
     std::string kind, name, op, cell;
