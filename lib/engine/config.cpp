@@ -178,6 +178,8 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.boolean("HIPFILE_MAPPED_READS", c.mapped_reads);
   env.boolean("HIPFILE_DIRECT_READS_FROM_CACHE", c.direct_reads_from_cache);
   env.boolean("HIPFILE_BLOCKING_WAIT", c.blocking_wait);
+  env.size("HIPFILE_FIRST_CHUNK", c.first_chunk, 0, 1u << 30);
+  c.first_chunk = (c.first_chunk + 65535) & ~std::size_t{65535};
   env.size("HIPFILE_MAP_THRESHOLD", c.map_threshold, 0, std::size_t{1} << 50);
   env.size("HIPFILE_MAP_CHUNK", c.map_chunk, 2u << 20, std::size_t{1} << 34);
   std::size_t map_workers = c.map_workers;

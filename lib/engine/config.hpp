@@ -28,6 +28,7 @@ struct Config {
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
   unsigned map_max_threads = 3;            // mapped path only for engines of at most this many workers
   bool blocking_wait = false;              // engine workers sleep, not spin, while their copies run
+  std::size_t first_chunk = 0;             // staged reads start with pieces this small, doubling up to the chunk; 0 = off
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
   // then depth to fit; it never goes below one thread, one 64 KiB slot.

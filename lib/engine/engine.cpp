@@ -123,6 +123,10 @@ IoResult Engine::execute(const Request& req) {
   if (!inline_run && maps(req) && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
     job->mapping = &mapping;
   if (!inline_run) prefetch_if_cold(*job);
+  // Smaller first pieces start the first copies sooner: until then the link idles
+  // (HIPFILE_FIRST_CHUNK; issue 12's per-call bubble).
+  if (!inline_run && !job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
+    job->ramp_up(static_cast<off_t>(config_.first_chunk), static_cast<int>(share));
 
   if (inline_run) {
     run_inline(*job);

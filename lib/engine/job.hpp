@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "engine/file_table.hpp"
 #include "engine/request.hpp"
@@ -41,7 +42,9 @@ struct Job {
         last((end - 1) / chunk_size),
         one_chunk(last == r.offset / chunk_size),
         eof(end),
-        lost(end) {}
+        lost(end),
+        first_index_(r.offset / chunk_size),
+        uniform_index_(first_index_) {}
 
   Request req;
   off_t chunk = 0;                 // chunk size for this job
@@ -63,17 +66,44 @@ struct Job {
   int participants = 0;
   int finished = 0;
 
+  /// Starts the job with smaller pieces, so that the first copies begin sooner: `per_round`
+  /// pieces of `first` bytes, then `per_round` of twice that, and so on while below the chunk
+  /// size; then one piece up to the next multiple of the chunk size, from which the chunks are
+  /// uniform again. Each piece ends on a multiple of its own size (so O_DIRECT alignment holds
+  /// as for chunks). Called before the first claim; nothing changes for a one-chunk request or
+  /// a `first` not below the chunk size.
+  void ramp_up(off_t first, int per_round) {
+    if (one_chunk || first <= 0 || first >= chunk || per_round <= 0) return;
+    off_t at = req.offset;
+    for (off_t size = first; size < chunk && at < end; size *= 2)
+      for (int i = 0; i < per_round && at < end; ++i) {
+        ramp_.push_back(at);
+        at = (at / size + 1) * size;
+      }
+    const off_t uniform = (at + chunk - 1) / chunk * chunk;
+    if (at < end && at < uniform) ramp_.push_back(at);
+    uniform_index_ = uniform / chunk;
+    first_index_ = uniform_index_ - static_cast<off_t>(ramp_.size());
+    next.store(first_index_, std::memory_order_relaxed);
+    last = std::max(uniform_index_ - 1, (end - 1) / chunk);
+  }
+
   /// Chunks in the request (all of them until the first claim).
-  off_t chunks() const noexcept { return last - req.offset / chunk + 1; }
+  off_t chunks() const noexcept { return last - first_index_ + 1; }
   // The file range of chunk k, clipped to the request. The last chunk ends at `end`, so no
   // product passes end (a request may end at the largest file offset).
   std::pair<off_t, off_t> range(off_t k) const noexcept {
+    if (k < uniform_index_) {  // a ramp piece
+      const auto i = static_cast<std::size_t>(k - first_index_);
+      return {ramp_[i], i + 1 < ramp_.size() ? ramp_[i + 1] : std::min(end, uniform_index_ * chunk)};
+    }
     return {std::max(req.offset, k * chunk), k >= last ? end : (k + 1) * chunk};
   }
   // End of the chunks claimed so far: every chunk past it is untouched.
   off_t claimed_end() const noexcept {
     const off_t n = next.load(std::memory_order_relaxed);
-    return n > last ? end : std::max(req.offset, n * chunk);
+    if (n > last) return end;
+    return n < uniform_index_ ? ramp_[static_cast<std::size_t>(n - first_index_)] : std::max(req.offset, n * chunk);
   }
   // The contiguous prefix that moved: up to the first chunk that failed or was skipped, the
   // first short read, and the last claimed chunk.
@@ -119,6 +149,11 @@ struct Job {
     std::lock_guard lock(mu);
     if (++finished == participants) done_cv.notify_all();
   }
+
+ private:
+  off_t first_index_;          // the first chunk's index
+  off_t uniform_index_;        // the first index of uniform chunks; below it, ramp pieces
+  std::vector<off_t> ramp_;    // the ramp pieces' start offsets (ramp_up)
 };
 
 }  // namespace hipfile::engine
