@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -20,6 +21,19 @@ int count_entries(const char* dir) {
   return n - 0;
 }
 }  // namespace
+
+void check_padded_read(hipFileHandle_t handle, const std::vector<std::byte>& file, off_t offset, std::size_t size) {
+  constexpr std::size_t pad = 4096;
+  constexpr std::byte guard{0x5a};
+  DeviceMem mem(size + 2 * pad);
+  fill_device(mem.get(), static_cast<int>(guard), mem.size());
+  const std::size_t left = file.size() > static_cast<std::size_t>(offset) ? file.size() - static_cast<std::size_t>(offset) : 0;
+  const std::size_t want = std::min(size, left);
+  REQUIRE(hipFileRead(handle, mem.bytes() + pad, size, offset, 0) == static_cast<ssize_t>(want));
+  std::vector<std::byte> expect(mem.size(), guard);
+  std::copy(file.begin() + offset, file.begin() + offset + static_cast<off_t>(want), expect.begin() + pad);
+  CHECK(to_host(mem.get(), mem.size()) == expect);
+}
 
 int open_fd_count() { return count_entries("/proc/self/fd") - 1; }  // minus opendir's own fd
 int thread_count() { return count_entries("/proc/self/task"); }

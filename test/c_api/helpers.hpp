@@ -8,7 +8,9 @@
 #include <hipfile/hipfile.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -50,6 +52,11 @@ inline hipFileError_t register_fd(int fd, hipFileHandle_t* out) {
   d.handle.fd = fd;
   return hipFileHandleRegister(out, &d);
 }
+
+/// Reads `size` bytes at `offset` of the registered file into device memory with a page of
+/// guard bytes on both sides, and checks that the call returned what the file holds there (up to
+/// its end) and that the guard bytes are untouched. `file` is the whole file's contents.
+void check_padded_read(hipFileHandle_t handle, const std::vector<std::byte>& file, off_t offset, std::size_t size);
 
 /// Number of open descriptors in this process.
 int open_fd_count();

@@ -45,14 +45,7 @@ TEST_CASE("Cold buffered reads through the workers return the file's bytes", "[c
   if (!cold) WARN("the file system kept the pages; the read below is not a cold one");
   {
     Registered r(f.path(), O_RDONLY);
-    const std::size_t pad = 4096;
-    DeviceMem mem(c.size + 2 * pad);
-    fill_device(mem.get(), 0x6d, mem.size());
-    const std::size_t want = std::min<std::size_t>(c.size, n - static_cast<std::size_t>(c.offset));
-    REQUIRE(hipFileRead(r.handle, mem.bytes() + pad, c.size, c.offset, 0) == static_cast<ssize_t>(want));
-    std::vector<std::byte> expect(mem.size(), std::byte{0x6d});
-    std::copy(file.begin() + c.offset, file.begin() + c.offset + static_cast<off_t>(want), expect.begin() + pad);
-    CHECK(to_host(mem.get(), mem.size()) == expect);
+    check_padded_read(r.handle, file, c.offset, c.size);
   }
   for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS"}) ::unsetenv(v);
 }
