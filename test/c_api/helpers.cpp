@@ -2,9 +2,12 @@
 #include "helpers.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <string>
 
@@ -21,6 +24,25 @@ int count_entries(const char* dir) {
   return n - 0;
 }
 }  // namespace
+
+bool supports_odirect(const std::string& path) {
+  const int probe = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (probe < 0) return false;
+  ::close(probe);
+  return true;
+}
+
+bool make_cold(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  (void)::fdatasync(fd);
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  char byte;
+  iovec v{&byte, 1};
+  const bool cold = ::preadv2(fd, &v, 1, 0, RWF_NOWAIT) < 0 && errno == EAGAIN;
+  ::close(fd);
+  return cold;
+}
 
 void check_padded_read(hipFileHandle_t handle, const std::vector<std::byte>& file, off_t offset, std::size_t size) {
   constexpr std::size_t pad = 4096;

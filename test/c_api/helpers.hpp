@@ -58,6 +58,12 @@ inline hipFileError_t register_fd(int fd, hipFileHandle_t* out) {
 /// its end) and that the guard bytes are untouched. `file` is the whole file's contents.
 void check_padded_read(hipFileHandle_t handle, const std::vector<std::byte>& file, off_t offset, std::size_t size);
 
+/// Whether the file system of `path` accepts open(O_DIRECT).
+bool supports_odirect(const std::string& path);
+/// Writes back and drops the file's pages from the page cache (posix_fadvise DONTNEED); false
+/// where the file system keeps them (its first byte still cached, by a RWF_NOWAIT probe).
+bool make_cold(const std::string& path);
+
 /// Number of open descriptors in this process.
 int open_fd_count();
 /// Number of threads in this process.

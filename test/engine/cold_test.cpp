@@ -2,29 +2,12 @@
 // Cold buffered reads: when the first byte of a large read is not in the page cache, the engine
 // asks the kernel for a window ahead of its workers (posix_fadvise WILLNEED). The bytes must be
 // exactly the file's, at any offset, up to and past the end of the file.
-#include <fcntl.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include "../c_api/helpers.hpp"
 
 using namespace hipfile::test;
 
 namespace {
 constexpr std::size_t kMiB = 1u << 20;
-
-// Drops the file's pages from the page cache; false where the file system keeps them.
-bool make_cold(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  (void)::fdatasync(fd);
-  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  char byte;
-  iovec v{&byte, 1};
-  const bool cold = ::preadv2(fd, &v, 1, 0, RWF_NOWAIT) < 0 && errno == EAGAIN;
-  ::close(fd);
-  return cold;
-}
 }  // namespace
 
 TEST_CASE("Cold buffered reads through the workers return the file's bytes", "[cold]") {

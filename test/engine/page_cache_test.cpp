@@ -23,11 +23,7 @@ bool has_odirect(int fd) { return (::fcntl(fd, F_GETFL) & O_DIRECT) != 0; }
 
 // True, with a warning, when the test directory's file system has no O_DIRECT: the test is moot.
 bool no_odirect(const TempFile& f) {
-  int probe = ::open(f.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  if (probe >= 0) {
-    ::close(probe);
-    return false;
-  }
+  if (supports_odirect(f.path())) return false;
   WARN("no O_DIRECT on the test directory's file system");
   return true;
 }

@@ -132,18 +132,9 @@ TEST_CASE("Reads with a ramp return the file's bytes and nothing outside the ran
                           Case{static_cast<off_t>(n - 3 * kMiB), 8 * kMiB, false, false},  // past the end
                           Case{static_cast<off_t>(n - 3 * kMiB - 1234), 8 * kMiB, true, false});
   CAPTURE(c.offset, c.size, c.direct, c.cold);
-  int probe = ::open(f.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  const bool has_direct = probe >= 0;
-  if (probe >= 0) ::close(probe);
-  if (c.direct && !has_direct) {
-    WARN("no O_DIRECT on the test directory's file system: the case reads buffered");
-  }
-  if (c.cold) {
-    int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
-    REQUIRE(fd >= 0);
-    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
-  }
+  const bool has_direct = supports_odirect(f.path());
+  if (c.direct && !has_direct) WARN("no O_DIRECT on the test directory's file system: the case reads buffered");
+  if (c.cold && !make_cold(f.path())) WARN("the file system kept the pages; the read below is not a cold one");
   {
     Registered r(f.path(), O_RDONLY | (c.direct && has_direct ? O_DIRECT : 0));
     check_padded_read(r.handle, file, c.offset, c.size);
