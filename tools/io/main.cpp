@@ -58,11 +58,10 @@ struct CacheSetup {
 // Puts the file into the pass's starting state. Writes always start with no dirty backlog, so
 // one pass's writeback is not charged to the next.
 void prepare_pass(const Options& o, const CacheSetup& c) {
-  const int fd = c.fd;
   if (o.cache == Cache::Cold || o.cache == Cache::Partial) {
-    drop_from_cache(fd, o.file);
+    drop_from_cache(c.fd, o.file);
     if (o.cache == Cache::Partial) load_ranges_into_cache(o.file, c.heads, c.helpers);
-  } else if (o.op == Op::Write && fdatasync(fd) != 0) {
+  } else if (o.op == Op::Write && fdatasync(c.fd) != 0) {
     throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
   }
 }
@@ -207,8 +206,7 @@ int run(int argc, char** argv) {
         progress.start(fmt::format("parts pass {}", of), o.total);
         PartsBench::Pass p = parts->run([&] { prepare_pass(o, cache); });
         progress.finish();
-        r.parts.seconds.push_back(p.seconds);
-        r.parts.slot_seconds.emplace_back();
+        record(r.parts, whole(p.seconds), 0);
         r.parts.cpu_seconds.push_back(p.cpu_seconds);
       }
     }

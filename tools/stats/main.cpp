@@ -105,7 +105,6 @@ std::string human(unsigned long long bytes) {
   return buf;
 }
 
-// Prints the report; false when it is not a hipfile-stats report.
 // "source PATH OP cache_bytes N direct_bytes N": how the bytes reached or left the file.
 void print_sources(const std::vector<std::string>& lines, std::FILE* out) {
   if (lines.empty()) return;
@@ -120,6 +119,7 @@ void print_sources(const std::vector<std::string>& lines, std::FILE* out) {
   }
 }
 
+// Prints the report; false when it is not a hipfile-stats report.
 bool print_report(const std::string& text, std::FILE* out) {
   std::istringstream in(text);
   std::string line, word;
