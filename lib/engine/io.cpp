@@ -14,6 +14,7 @@
 #include "fastpath/fastpath.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
+#include "gpu/recent_pointers.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::engine {
@@ -39,7 +40,7 @@ Status resolve(const Driver& driver, const std::byte* base, const Config* config
     return Status::success();
   }
   gpu::PointerInfo info;
-  if (hipError_t e = gpu::query_pointer(base, info); e != hipSuccess) return Status::of_hip(e);
+  if (hipError_t e = gpu::query_pointer_recent(base, info); e != hipSuccess) return Status::of_hip(e);
   t.kind = info.kind;
   t.device = info.device;
   if (info.alloc_base != nullptr)

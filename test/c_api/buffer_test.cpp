@@ -154,26 +154,6 @@ TEST_CASE("Registering and deregistering while I/O runs on the same memory and f
   CHECK(hipFileBufDeregister(mem.get()).err == hipFileMemoryNotRegistered);
 }
 
-namespace {
-
-// hipMalloc's until an allocation of `size` lands at `want` (hip-cpu, like GPU runtimes, hands a
-// freed address out again); the others are freed. Null when none did.
-void* allocate_at(void* want, std::size_t size) {
-  std::vector<void*> others;
-  void* found = nullptr;
-  for (int i = 0; i < 16 && found == nullptr; ++i) {
-    void* q = nullptr;
-    REQUIRE(hipMalloc(&q, size) == hipSuccess);
-    if (q == want) found = q;
-    else others.push_back(q);
-  }
-  for (void* q : others) REQUIRE(hipFree(q) == hipSuccess);
-  if (found == nullptr) WARN("hip-cpu did not hand the freed address out again; nothing to check");
-  return found;
-}
-
-}  // namespace
-
 // Upstream's own async system tests hipFree a registered buffer without deregistering it and
 // hipMalloc the next test's buffer, which GPU runtimes (and hip-cpu) often place at the same
 // address. The freed memory's registration must not refuse the new allocation.

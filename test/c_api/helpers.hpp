@@ -64,6 +64,10 @@ bool supports_odirect(const std::string& path);
 /// where the file system keeps them (its first byte still cached, by a RWF_NOWAIT probe).
 bool make_cold(const std::string& path);
 
+/// hipMalloc's until an allocation of `size` lands at `want` (hip-cpu, like GPU runtimes, hands
+/// a freed address out again); the others are freed. Null, with a warning, when none did.
+void* allocate_at(void* want, std::size_t size);
+
 /// Number of open descriptors in this process.
 int open_fd_count();
 /// Number of threads in this process.
