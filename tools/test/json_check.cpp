@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // json-check FILE KEY...: exits 0 when FILE is well-formed JSON and every dotted KEY path
-// (e.g. results.hipfile.gbps_best) names a member; the tools' tests use it instead of python.
-// A KEY written !KEY must be absent, and KEY=TEXT must name a string, number or literal whose
-// text (a string without its quotes) is TEXT.
+// (e.g. results.hipfile.gbps_best) names a member, an array's elements being members 0, 1, ...
+// (results.hipfile.per_device.1.bytes_per_pass); the tools' tests use it instead of python.
+// A KEY written !KEY must be absent, KEY=TEXT must name a string, number or literal whose text
+// (a string without its quotes) is TEXT, and @KEY prints that text on a line of its own.
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -88,12 +89,14 @@ class Parser {
       } while (eat(','));
       return eat('}');
     }
-    if (c == '[') {
+    if (c == '[') {  // an array's elements are members named 0, 1, ...
       ++i_;
       if (eat(']')) return true;
+      std::size_t index = 0;
       do {
-        Value ignored;
-        if (!value(&ignored)) return false;
+        auto child = std::make_unique<Value>();
+        if (!value(child.get())) return false;
+        v->members[std::to_string(index++)] = std::move(child);
       } while (eat(','));
       return eat(']');
     }
@@ -113,7 +116,7 @@ class Parser {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: json-check FILE [KEY.PATH | !KEY.PATH | KEY.PATH=TEXT]...\n");
+    std::fprintf(stderr, "usage: json-check FILE [KEY.PATH | !KEY.PATH | KEY.PATH=TEXT | @KEY.PATH]...\n");
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -132,10 +135,11 @@ int main(int argc, char** argv) {
   for (int a = 2; a < argc; ++a) {
     std::string arg = argv[a];
     const bool absent = !arg.empty() && arg[0] == '!';
-    if (absent) arg.erase(0, 1);
+    const bool print = !arg.empty() && arg[0] == '@';
+    if (absent || print) arg.erase(0, 1);
     std::string want;
     const std::size_t eq = arg.find('=');
-    const bool compare = !absent && eq != std::string::npos;
+    const bool compare = !absent && !print && eq != std::string::npos;
     if (compare) want = arg.substr(eq + 1), arg.erase(eq);
     const Value* v = &root;
     std::stringstream path(arg);
@@ -154,6 +158,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "json-check: %s: %s is %s, expected %s\n", argv[1], arg.c_str(),
                    v->is_scalar ? v->scalar.c_str() : "not a scalar", want.c_str());
       ++missing;
+    } else if (print && !v->is_scalar) {
+      std::fprintf(stderr, "json-check: %s: %s is not a scalar\n", argv[1], arg.c_str());
+      ++missing;
+    } else if (print) {
+      std::printf("%s\n", v->scalar.c_str());
     }
   }
   return missing == 0 ? 0 : 1;
