@@ -17,36 +17,51 @@
 namespace hipfile::tools::io {
 namespace {
 
-// Full pread/pwrite of [off, off + n), retrying short transfers; throws on error or early EOF.
-void transfer(bool read, int fd, char* buf, std::uint64_t n, std::uint64_t off) {
+// Full pread/pwrite of [off, off + n) of `path` (open as fd), retrying short transfers; throws
+// on error or early EOF.
+void transfer(bool read, int fd, const std::string& path, char* buf, std::uint64_t n, std::uint64_t off) {
   std::uint64_t done = 0;
   while (done < n) {
     ssize_t got = read ? pread(fd, buf + done, n - done, static_cast<off_t>(off + done))
                        : pwrite(fd, buf + done, n - done, static_cast<off_t>(off + done));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw Failure{fmt::format("{} of {} bytes at {}: {}", read ? "pread" : "pwrite", n, off, std::strerror(errno))};
-    if (got == 0) throw Failure{fmt::format("pread at {}: unexpected end of file", off + done)};
+    if (got < 0)
+      throw Failure{fmt::format("{} of {} bytes at {} of {}: {}", read ? "pread" : "pwrite", n, off, path,
+                                std::strerror(errno))};
+    if (got == 0) throw Failure{fmt::format("pread at {} of {}: unexpected end of file", off + done, path)};
     done += static_cast<std::uint64_t>(got);
   }
 }
 
+void copy_block(bool to_device, void* dev, void* host, std::uint64_t n, int device) {
+  hipError_t e = to_device ? hipMemcpy(dev, host, n, hipMemcpyHostToDevice)
+                           : hipMemcpy(host, dev, n, hipMemcpyDeviceToHost);
+  if (e != hipSuccess)
+    check_hip(e, fmt::format("pinned hipMemcpy {} GPU {}", to_device ? "host to" : "to host from", device));
+}
+
 }  // namespace
 
-double time_pinned_copy(int device, bool to_device, std::uint64_t bytes, std::uint64_t block) {
-  block = std::min(block, bytes);
-  Memory host(MemKind::Pinned, block, device);
-  Memory dev(MemKind::Device, block, device);
-  std::memset(host.data(), 0x5a, block);
-  auto copy = [&](std::uint64_t n) {
-    hipError_t e = to_device ? hipMemcpy(dev.data(), host.data(), n, hipMemcpyHostToDevice)
-                             : hipMemcpy(host.data(), dev.data(), n, hipMemcpyDeviceToHost);
-    check_hip(e, to_device ? "pinned hipMemcpy host to device" : "pinned hipMemcpy device to host");
-  };
-  copy(block);
-  check_hip(hipDeviceSynchronize(), "hipDeviceSynchronize");
-  Stopwatch clock;
-  for (std::uint64_t done = 0; done < bytes; done += block) copy(std::min(block, bytes - done));
-  return clock.seconds();
+CopyBench::CopyBench(const std::vector<int>& devices, std::uint64_t bytes, std::uint64_t block)
+    : bytes_(bytes), block_(std::min(block, bytes)) {
+  for (std::size_t s = 0; s < devices.size(); ++s) {
+    const int d = devices[s];
+    copiers_.push_back(Worker{d, s, {}, bytes, 0});
+    host_.emplace_back(MemKind::Pinned, block_, d);
+    device_.emplace_back(MemKind::Device, block_, d);
+    std::memset(host_.back().data(), 0x5a, block_);
+    check_hip(hipSetDevice(d), fmt::format("hipSetDevice({})", d));
+    for (bool to_device : {true, false}) copy_block(to_device, device_.back().data(), host_.back().data(), block_, d);
+    check_hip(hipDeviceSynchronize(), fmt::format("hipDeviceSynchronize on GPU {}", d));
+  }
+  check_hip(hipSetDevice(devices.front()), "hipSetDevice");
+}
+
+PassTiming CopyBench::run(bool to_device) {
+  return run_parallel(copiers_, copiers_.size(), [&](std::size_t s) {
+    for (std::uint64_t done = 0; done < bytes_; done += block_)
+      copy_block(to_device, device_[s].data(), host_[s].data(), std::min(block_, bytes_ - done), copiers_[s].device);
+  });
 }
 
 RawBench::RawBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress,
@@ -59,15 +74,16 @@ RawBench::RawBench(const Options& options, const std::vector<Worker>& workers, s
   }
 }
 
-PassTiming RawBench::run(int fd) {
+PassTiming RawBench::run(const std::vector<DataFile>& files) {
   bool read = options_.op == Op::Read;
   return run_parallel(workers_, slots_, [&](std::size_t w) {
     char* buf = static_cast<char*>(buffers_[w].data());
     void* dev = device_.empty() ? nullptr : device_[w].data();
+    const DataFile& file = files.at(workers_[w].file);
     for (const Request& r : workers_[w].requests) {
       if (dev != nullptr && !read)
         check_hip(hipMemcpy(buf, dev, r.length, hipMemcpyDeviceToHost), "by-hand hipMemcpy device to host");
-      transfer(read, fd, buf, r.length, r.offset);
+      transfer(read, file.fd(), file.path(), buf, r.length, r.offset);
       if (dev != nullptr && read)
         check_hip(hipMemcpy(dev, buf, r.length, hipMemcpyHostToDevice), "by-hand hipMemcpy host to device");
       progress_.add(r.length);
@@ -75,29 +91,42 @@ PassTiming RawBench::run(int fd) {
   });
 }
 
-StreamBench::StreamBench(const Options& options, const std::vector<Worker>& workers, Progress& progress)
+StreamBench::StreamBench(const Options& options, const std::vector<Worker>& workers,
+                         const std::vector<DataFile>& files, Progress& progress)
     : progress_(progress) {
   const std::uint64_t block = std::clamp<std::uint64_t>(options.io_size, 1u << 20, 16u << 20);
+  // Each file's share of the pass (the whole pass with one file), read from its offset 0.
+  std::vector<std::uint64_t> share(files.size(), 0);
+  for (const Worker& w : workers) share.at(w.file) += w.bytes;
+  for (std::size_t f = 0; f < files.size(); ++f)
+    for (std::uint64_t off = 0; off < share[f]; off += block) blocks_.push_back({f, {off, std::min(block, share[f] - off)}});
   Worker w;
   w.device = workers.at(0).device;
-  for (std::uint64_t off = 0; off < options.total; off += block)
-    w.requests.push_back({off, std::min(block, options.total - off)});
   w.bytes = options.total;
   reader_.push_back(std::move(w));
   buffer_ = Memory(MemKind::Pinned, block, reader_[0].device);
-  fd_ = ::open(options.file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw Failure{fmt::format("open {} for the stream baseline: {}", options.file, std::strerror(errno))};
+  for (const DataFile& f : files) {
+    paths_.push_back(f.path());
+    fds_.push_back(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
+    if (fds_.back() < 0) {
+      const int error = errno;
+      fds_.pop_back();
+      for (int fd : fds_) ::close(fd);
+      throw Failure{fmt::format("open {} for the stream baseline: {}", f.path(), std::strerror(error))};
+    }
+  }
 }
 
 StreamBench::~StreamBench() {
-  if (fd_ >= 0) ::close(fd_);
+  for (int fd : fds_) ::close(fd);
 }
 
 PassTiming StreamBench::run() {
   return run_parallel(reader_, 1, [&](std::size_t) {
-    for (const Request& r : reader_[0].requests) {
-      transfer(true, fd_, static_cast<char*>(buffer_.data()), r.length, r.offset);
-      progress_.add(r.length);
+    for (const Block& b : blocks_) {
+      transfer(true, fds_[b.file], paths_[b.file], static_cast<char*>(buffer_.data()), b.request.length,
+               b.request.offset);
+      progress_.add(b.request.length);
     }
   });
 }
@@ -110,20 +139,21 @@ NaiveBench::NaiveBench(const Options& options, const std::vector<Worker>& worker
     if (device_[w.slot].data() == nullptr) device_[w.slot] = Memory(MemKind::Device, options.io_size, w.device);
 }
 
-double NaiveBench::run(int fd) {
+double NaiveBench::run(const std::vector<DataFile>& files) {
   bool read = options_.op == Op::Read;
   char* host = static_cast<char*>(host_.data());
   Stopwatch clock;
   for (const Worker& w : workers_) {
     check_hip(hipSetDevice(w.device), "hipSetDevice");
     void* dev = device_[w.slot].data();
+    const DataFile& file = files.at(w.file);
     for (const Request& r : w.requests) {
       if (read) {
-        transfer(true, fd, host, r.length, r.offset);
+        transfer(true, file.fd(), file.path(), host, r.length, r.offset);
         check_hip(hipMemcpy(dev, host, r.length, hipMemcpyHostToDevice), "naive hipMemcpy host to device");
       } else {
         check_hip(hipMemcpy(host, dev, r.length, hipMemcpyDeviceToHost), "naive hipMemcpy device to host");
-        transfer(false, fd, host, r.length, r.offset);
+        transfer(false, file.fd(), file.path(), host, r.length, r.offset);
       }
       progress_.add(r.length);
     }

@@ -67,6 +67,10 @@ bool looks_like_pattern(const std::string& path, std::uint64_t size) {
   return ok;
 }
 
+DataFile::~DataFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
 int open_data_file(const std::string& path, bool direct) {
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
   if (fd >= 0) return fd;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace hipfile::tools::io {
 
@@ -16,5 +17,24 @@ bool ensure_data_file(const std::string& path, std::uint64_t size, bool recreate
 bool looks_like_pattern(const std::string& path, std::uint64_t size);
 /// open(path, O_RDWR [| O_DIRECT]); throws Failure, naming the file system when O_DIRECT is refused.
 int open_data_file(const std::string& path, bool direct);
+
+/// One data file of a run, open with the run's flags; closed when it goes. Whatever registers
+/// its descriptor with hipFile must be gone first.
+class DataFile {
+ public:
+  DataFile(std::string path, bool direct) : path_(std::move(path)), fd_(open_data_file(path_, direct)) {}
+  ~DataFile();
+  DataFile(DataFile&& other) noexcept : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+  DataFile(const DataFile&) = delete;
+  DataFile& operator=(const DataFile&) = delete;
+  DataFile& operator=(DataFile&&) = delete;
+
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 
 }  // namespace hipfile::tools::io

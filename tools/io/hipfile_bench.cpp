@@ -16,8 +16,6 @@
 namespace hipfile::tools::io {
 namespace {
 
-std::string where(const Request& r) { return fmt::format("{} bytes at offset {}", r.length, r.offset); }
-
 // Async and batch results carry a negated error in the byte count: a hipFile op error or errno.
 std::string negative_result_text(ssize_t v) {
   if (IS_HIPFILE_ERR(v)) return HIPFILE_ERRSTR(v);
@@ -26,13 +24,17 @@ std::string negative_result_text(ssize_t v) {
 
 }  // namespace
 
-HipfileBench::HipfileBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, int fd,
-                           Progress& progress)
-    : options_(options), workers_(workers), slots_(slots), progress_(progress) {
-  hipFileDescr_t descr{};
-  descr.type = hipFileHandleTypeOpaqueFD;
-  descr.handle.fd = fd;
-  check_status(hipFileHandleRegister(&handle_, &descr), fmt::format("hipFileHandleRegister({})", options.file));
+HipfileBench::HipfileBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots,
+                           const std::vector<DataFile>& files, Progress& progress)
+    : options_(options), workers_(workers), slots_(slots), progress_(progress), files_(files) {
+  for (const DataFile& f : files) {
+    hipFileDescr_t descr{};
+    descr.type = hipFileHandleTypeOpaqueFD;
+    descr.handle.fd = f.fd();
+    hipFileHandle_t h = nullptr;
+    check_status(hipFileHandleRegister(&h, &descr), fmt::format("hipFileHandleRegister({})", f.path()));
+    handles_.push_back(h);
+  }
 
   std::size_t per_buffer = options.api == Api::Async   ? static_cast<std::size_t>(options.streams)
                            : options.api == Api::Batch ? static_cast<std::size_t>(options.batch)
@@ -73,7 +75,11 @@ HipfileBench::~HipfileBench() {
     if (s.registered) (void)hipFileBufDeregister(s.buffer.data());
   }
   state_.clear();  // frees the buffers, after their deregistration
-  if (handle_ != nullptr) hipFileHandleDeregister(handle_);
+  for (hipFileHandle_t h : handles_) hipFileHandleDeregister(h);
+}
+
+std::string HipfileBench::where(std::size_t w, const Request& r) const {
+  return fmt::format("{} bytes at offset {} of {}", r.length, r.offset, files_[workers_[w].file].path());
 }
 
 void HipfileBench::before_write(std::size_t w, std::size_t buffer_offset, const Request& r, bool verify) const {
@@ -89,7 +95,7 @@ void HipfileBench::after_read(std::size_t w, std::size_t buffer_offset, const Re
   state_[w].buffer.download(host.data(), buffer_offset, r.length);
   if (auto bad = check_pattern(host.data(), r.offset, r.length))
     throw Failure{fmt::format("verification failed: byte at file offset {} differs (request of {}, {} memory)", *bad,
-                              where(r), mem_kind_name(options_.mem))};
+                              where(w, r), mem_kind_name(options_.mem))};
 }
 
 void HipfileBench::sync_request(std::size_t w, std::size_t buffer_offset, const Request& r, bool verify) {
@@ -103,13 +109,14 @@ void HipfileBench::sync_request(std::size_t w, std::size_t buffer_offset, const 
     hoff_t buf_off = s.registered ? static_cast<hoff_t>(buffer_offset + done) : 0;
     hoff_t file_off = static_cast<hoff_t>(r.offset + done);
     std::size_t n = r.length - done;
-    ssize_t got = options_.op == Op::Read ? hipFileRead(handle_, ptr, n, file_off, buf_off)
-                                          : hipFileWrite(handle_, ptr, n, file_off, buf_off);
+    ssize_t got = options_.op == Op::Read ? hipFileRead(handle(w), ptr, n, file_off, buf_off)
+                                          : hipFileWrite(handle(w), ptr, n, file_off, buf_off);
     int saved = errno;
     if (got < 0)
-      throw Failure{fmt::format("hipFile{} of {}: {}", options_.op == Op::Read ? "Read" : "Write", where(r),
+      throw Failure{fmt::format("hipFile{} of {}: {}", options_.op == Op::Read ? "Read" : "Write", where(w, r),
                                 io_error_text(got, saved))};
-    if (got == 0) throw Failure{fmt::format("hipFileRead of {}: unexpected end of file at {}", where(r), r.offset + done)};
+    if (got == 0)
+      throw Failure{fmt::format("hipFileRead of {}: unexpected end of file at {}", where(w, r), r.offset + done)};
     done += static_cast<std::uint64_t>(got);
   }
   after_read(w, buffer_offset, r, verify);
@@ -147,20 +154,20 @@ void HipfileBench::async_worker(std::size_t w, bool verify) {
       void* ptr = s.registered ? base : base + buffer_offset;
       hipFileError_t st =
           options_.op == Op::Read
-              ? hipFileReadAsync(handle_, ptr, &slots[i].size, &slots[i].file_offset, &slots[i].buffer_offset,
+              ? hipFileReadAsync(handle(w), ptr, &slots[i].size, &slots[i].file_offset, &slots[i].buffer_offset,
                                  &slots[i].bytes, s.streams[k])
-              : hipFileWriteAsync(handle_, ptr, &slots[i].size, &slots[i].file_offset, &slots[i].buffer_offset,
+              : hipFileWriteAsync(handle(w), ptr, &slots[i].size, &slots[i].file_offset, &slots[i].buffer_offset,
                                   &slots[i].bytes, s.streams[k]);
       if (st.err != hipFileSuccess) {
         for (hipStream_t stream : s.streams) (void)hipStreamSynchronize(stream);
         throw Failure{fmt::format("async mode: hipFile{}Async of {} failed: {}",
-                                  options_.op == Op::Read ? "Read" : "Write", where(requests[i]), status_text(st))};
+                                  options_.op == Op::Read ? "Read" : "Write", where(w, requests[i]), status_text(st))};
       }
     }
     for (hipStream_t stream : s.streams) check_hip(hipStreamSynchronize(stream), "hipStreamSynchronize");
     for (std::size_t i = first; i < last; ++i) {
       if (slots[i].bytes != static_cast<ssize_t>(requests[i].length))
-        throw Failure{fmt::format("async {} of {}: {}", op_name(options_.op), where(requests[i]),
+        throw Failure{fmt::format("async {} of {}: {}", op_name(options_.op), where(w, requests[i]),
                                   slots[i].bytes < 0 ? negative_result_text(slots[i].bytes)
                                                      : fmt::format("moved {} bytes", slots[i].bytes))};
       after_read(w, (i % nstreams) * options_.io_size, requests[i], verify);
@@ -187,7 +194,7 @@ void HipfileBench::batch_worker(std::size_t w, bool verify) {
       p.u.batch.devPtr_offset = static_cast<std::int64_t>(i * options_.io_size);
       p.u.batch.file_offset = static_cast<std::int64_t>(r.offset);
       p.u.batch.size = r.length;
-      p.fh = handle_;
+      p.fh = handle(w);
       p.opcode = options_.op == Op::Read ? hipFileBatchRead : hipFileBatchWrite;
       p.cookie = reinterpret_cast<void*>(i);
     }
@@ -208,7 +215,7 @@ void HipfileBench::batch_worker(std::size_t w, bool verify) {
         const Request& r = requests[first + i];
         auto ret = static_cast<ssize_t>(events[e].ret);
         if (events[e].status != hipFileComplete || ret != static_cast<ssize_t>(r.length))
-          throw Failure{fmt::format("batch {} of {}: status {}, {}", op_name(options_.op), where(r),
+          throw Failure{fmt::format("batch {} of {}: status {}, {}", op_name(options_.op), where(w, r),
                                     static_cast<int>(events[e].status),
                                     ret < 0 ? negative_result_text(ret) : fmt::format("moved {} bytes", ret))};
         after_read(w, i * options_.io_size, r, verify);
@@ -238,24 +245,29 @@ double HipfileBench::run_serial() {
   return clock.seconds();
 }
 
-void HipfileBench::check_written(const std::string& path) const {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Failure{fmt::format("open {}: {}", path, std::strerror(errno))};
+void HipfileBench::check_written() const {
   std::vector<unsigned char> buf;
-  for (const Worker& worker : workers_)
-    for (const Request& r : worker.requests) {
-      buf.resize(r.length);
-      ssize_t got = pread(fd, buf.data(), r.length, static_cast<off_t>(r.offset));
-      if (got != static_cast<ssize_t>(r.length)) {
-        close(fd);
-        throw Failure{fmt::format("reading back {}: short read", where(r))};
-      }
-      if (auto bad = check_pattern(buf.data(), r.offset, r.length)) {
-        close(fd);
-        throw Failure{fmt::format("verification failed: written byte at file offset {} differs", *bad)};
+  for (std::size_t f = 0; f < files_.size(); ++f) {
+    const std::string& path = files_[f].path();
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Failure{fmt::format("open {}: {}", path, std::strerror(errno))};
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      if (workers_[w].file != f) continue;
+      for (const Request& r : workers_[w].requests) {
+        buf.resize(r.length);
+        ssize_t got = pread(fd, buf.data(), r.length, static_cast<off_t>(r.offset));
+        if (got != static_cast<ssize_t>(r.length)) {
+          close(fd);
+          throw Failure{fmt::format("reading back {}: short read", where(w, r))};
+        }
+        if (auto bad = check_pattern(buf.data(), r.offset, r.length)) {
+          close(fd);
+          throw Failure{fmt::format("verification failed: written byte at file offset {} of {} differs", *bad, path)};
+        }
       }
     }
-  close(fd);
+    close(fd);
+  }
 }
 
 }  // namespace hipfile::tools::io

@@ -3,6 +3,7 @@
 // (hipFileReadAsync/WriteAsync on N streams) or batch (hipFileBatchIO*) calls.
 #pragma once
 
+#include "data_file.hpp"
 #include "memory.hpp"
 #include "options.hpp"
 #include "parallel.hpp"
@@ -17,10 +18,11 @@ namespace hipfile::tools::io {
 
 class HipfileBench {
  public:
-  /// Allocates (and with --register registers) each worker's buffers and registers `fd`, which
-  /// the caller keeps open until this object is gone. Throws Failure.
-  HipfileBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, int fd,
-               Progress& progress);
+  /// Allocates (and with --register registers) each worker's buffers and registers every file
+  /// of `files` (one, or one per GPU), which the caller keeps open until this object is gone.
+  /// Throws Failure.
+  HipfileBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots,
+               const std::vector<DataFile>& files, Progress& progress);
   ~HipfileBench();
   HipfileBench(const HipfileBench&) = delete;
   HipfileBench& operator=(const HipfileBench&) = delete;
@@ -32,7 +34,7 @@ class HipfileBench {
   /// are compared with.
   double run_serial();
   /// After a verify write pass: reads the written ranges back with pread and checks them.
-  void check_written(const std::string& path) const;
+  void check_written() const;
 
  private:
   struct WorkerState {
@@ -48,12 +50,16 @@ class HipfileBench {
   void batch_worker(std::size_t w, bool verify);
   void before_write(std::size_t w, std::size_t buffer_offset, const Request& r, bool verify) const;
   void after_read(std::size_t w, std::size_t buffer_offset, const Request& r, bool verify) const;
+  /// A request named for messages: its bytes, offset and file.
+  std::string where(std::size_t w, const Request& r) const;
+  hipFileHandle_t handle(std::size_t w) const { return handles_[workers_[w].file]; }
 
   const Options& options_;
   const std::vector<Worker>& workers_;
   std::size_t slots_;
   Progress& progress_;
-  hipFileHandle_t handle_ = nullptr;
+  const std::vector<DataFile>& files_;
+  std::vector<hipFileHandle_t> handles_;  // one per data file
   std::vector<WorkerState> state_;
 };
 

@@ -48,30 +48,63 @@ std::vector<int> resolve_devices(const Options& o) {
   return o.devices;
 }
 
-// What a pass starts from: the data file and, with --resident, the ranges put into the page cache.
+// What a pass starts from: the data files and, with --resident, the ranges put into the page
+// cache (of the one shared file: --resident is refused with --file-per-device).
 struct CacheSetup {
-  int fd = -1;
+  const std::vector<DataFile>& files;
   std::vector<ByteRange> heads;
   unsigned helpers = 1;
 };
 
-// Puts the file into the pass's starting state. Writes always start with no dirty backlog, so
+void sync_files(const std::vector<DataFile>& files) {
+  for (const DataFile& f : files)
+    if (fdatasync(f.fd()) != 0) throw Failure{fmt::format("fdatasync {}: {}", f.path(), std::strerror(errno))};
+}
+
+// Puts the files into the pass's starting state. Writes always start with no dirty backlog, so
 // one pass's writeback is not charged to the next.
 void prepare_pass(const Options& o, const CacheSetup& c) {
   if (o.cache == Cache::Cold || o.cache == Cache::Partial) {
-    drop_from_cache(c.fd, o.file);
-    if (o.cache == Cache::Partial) load_ranges_into_cache(o.file, c.heads, c.helpers);
-  } else if (o.op == Op::Write && fdatasync(c.fd) != 0) {
-    throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
+    for (const DataFile& f : c.files) drop_from_cache(f.fd(), f.path());
+    if (o.cache == Cache::Partial) load_ranges_into_cache(c.files.front().path(), c.heads, c.helpers);
+  } else if (o.op == Op::Write) {
+    sync_files(c.files);
   }
 }
 
 // Inside the timed window with --fsync, so buffered writes are charged their writeback.
-double timed_fsync(const Options& o, int fd) {
+double timed_fsync(const Options& o, const std::vector<DataFile>& files) {
   if (!o.fsync || o.op != Op::Write) return 0;
   Stopwatch clock;
-  if (fdatasync(fd) != 0) throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
+  sync_files(files);
   return clock.seconds();
+}
+
+// The bytes of a file that a hot run puts into the page cache: the range its requests address
+// (sequential) or the whole file (random requests spread over it).
+std::uint64_t cached_range(const Options& o, const std::vector<Worker>& workers, std::size_t file) {
+  return o.access == Access::Sequential ? file_extent(workers, file) : o.file_size;
+}
+
+// One data file per GPU with --file-per-device (each created like the single file), else one.
+std::vector<DataFile> open_data_files(const Options& o, const std::vector<int>& devices, unsigned helpers) {
+  std::vector<std::string> paths;
+  if (o.file_per_device)
+    for (int d : devices) paths.push_back(data_file_path(o, d));
+  else
+    paths.push_back(o.file);
+  for (const std::string& path : paths) {
+    if (ensure_data_file(path, o.file_size, o.create, helpers))
+      fmt::print(stderr, "hipfile-io: wrote {} of pattern to {}\n", format_size(o.file_size), path);
+    if (o.verify && o.op == Op::Read && !looks_like_pattern(path, o.file_size))
+      throw Failure{fmt::format("{} does not hold hipfile-io's pattern (a write run or another program changed it); "
+                                "run again with --create",
+                                path)};
+  }
+  std::vector<DataFile> files;
+  files.reserve(paths.size());
+  for (const std::string& path : paths) files.emplace_back(path, o.direct);
+  return files;
 }
 
 void record(Measurement& m, const PassTiming& t, double extra) {
@@ -81,7 +114,8 @@ void record(Measurement& m, const PassTiming& t, double extra) {
   m.slot_seconds.push_back(std::move(slots));
 }
 
-// Copies are measured one GPU at a time; the aggregate ceiling is the sum of the GPUs' rates.
+// All GPUs copy at once, so the ceiling of several is what the host carries to all of them
+// together (their shared memory bandwidth and root complex), not a sum of GPUs measured alone.
 void measure_copies(Report& r, const Options& o) {
   std::uint64_t bytes = std::min<std::uint64_t>(o.total, 4ull << 30);
   std::uint64_t block = std::min<std::uint64_t>(bytes, 256u << 20);
@@ -89,18 +123,11 @@ void measure_copies(Report& r, const Options& o) {
     m->slot_bytes.assign(r.devices.size(), bytes);
     m->bytes = bytes * r.devices.size();
   }
+  CopyBench copies(r.devices, bytes, block);
   for (int pass = 0; pass < o.reps; ++pass)
     for (Measurement* m : {&r.h2d, &r.d2h}) {
-      std::vector<double> slot_seconds;
-      double rate = 0;
       const double cpu0 = process_cpu_seconds();
-      for (int d : r.devices) {
-        double s = time_pinned_copy(d, m == &r.h2d, bytes, block);
-        slot_seconds.push_back(s);
-        rate += static_cast<double>(bytes) / s;
-      }
-      m->seconds.push_back(static_cast<double>(m->bytes) / rate);
-      m->slot_seconds.push_back(std::move(slot_seconds));
+      record(*m, copies.run(m == &r.h2d), 0);
       m->cpu_seconds.push_back(process_cpu_seconds() - cpu0);
     }
 }
@@ -123,30 +150,37 @@ int run(int argc, char** argv) {
   const char* env_threads = std::getenv("HIPFILE_THREADS");
   r.engine_threads = env_threads != nullptr ? env_threads : "default";
   r.devices = resolve_devices(o);
+  // With --multi-gpu the number of files and their sizes were not known to parse_options.
+  if (o.file_per_device && o.all_devices) check_sizes(o, r.devices.size());
   std::size_t slots = r.devices.size();
   unsigned helpers = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-
-  if (ensure_data_file(o.file, o.file_size, o.create, helpers))
-    fmt::print(stderr, "hipfile-io: wrote {} of pattern to {}\n", format_size(o.file_size), o.file);
-  if (o.verify && o.op == Op::Read && !looks_like_pattern(o.file, o.file_size))
-    throw Failure{fmt::format("{} does not hold hipfile-io's pattern (a write run or another program changed it); "
-                              "run again with --create",
-                              o.file)};
+  std::vector<Worker> workers = make_plan(o, r.devices);
+  const std::vector<DataFile> files = open_data_files(o, r.devices, helpers);
+  for (const DataFile& f : files) r.files.push_back(f.path());
 
   check_status(hipFileDriverOpen(), "hipFileDriverOpen");
-  std::vector<Worker> workers = make_plan(o, r.devices);
-  std::uint64_t range = o.access == Access::Sequential ? o.total : o.file_size;
-  int fd = open_data_file(o.file, o.direct);
-  const CacheSetup cache{fd, o.cache == Cache::Partial ? resident_ranges(workers, o.resident) : std::vector<ByteRange>{},
+  const CacheSetup cache{files,
+                         o.cache == Cache::Partial ? resident_ranges(workers, o.resident) : std::vector<ByteRange>{},
                          helpers};
-  if (o.cache == Cache::Hot) load_into_cache(o.file, range, helpers);
+  if (o.cache == Cache::Hot)
+    for (std::size_t f = 0; f < files.size(); ++f) load_into_cache(files[f].path(), cached_range(o, workers, f), helpers);
   if (o.cache == Cache::Partial) prepare_pass(o, cache);
-  r.page_cache_resident = o.cache != Cache::Cold ? resident_fraction(fd, range) : -1;
+  if (o.cache != Cache::Cold) {
+    // Of all files together, weighted by the bytes each range holds.
+    double cached = 0, all = 0;
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      const auto range = static_cast<double>(cached_range(o, workers, f));
+      cached += range * resident_fraction(files[f].fd(), cached_range(o, workers, f));
+      all += range;
+    }
+    r.page_cache_resident = all > 0 ? cached / all : 0;
+  }
 
   Progress progress(o.progress || isatty(STDERR_FILENO));
   r.hipfile = {"hipfile", fmt::format("hipfile {} {}", api_name(o.api), op_name(o.op))};
-  r.h2d = {"pinned_h2d", "pinned host->device hipMemcpy (ceiling)"};
-  r.d2h = {"pinned_d2h", "pinned device->host hipMemcpy (ceiling)"};
+  const std::string at_once = fmt::format(", {} GPUs at once", r.devices.size());
+  r.h2d = {"pinned_h2d", r.devices.size() > 1 ? "pinned H2D copy ceiling" + at_once : "pinned host->device hipMemcpy (ceiling)"};
+  r.d2h = {"pinned_d2h", r.devices.size() > 1 ? "pinned D2H copy ceiling" + at_once : "pinned device->host hipMemcpy (ceiling)"};
   r.raw = {"raw", fmt::format("raw parallel {} (pinned host)", o.op == Op::Read ? "pread" : "pwrite")};
   r.naive = {"naive", o.op == Op::Read ? "naive pread + hipMemcpy (serial)" : "naive hipMemcpy + pwrite (serial)"};
   r.serial = {"sync_serial", fmt::format("sync hipFile{} loop (serial)", o.op == Op::Read ? "Read" : "Write")};
@@ -161,7 +195,7 @@ int run(int argc, char** argv) {
   r.hipfile.slot_bytes = r.raw.slot_bytes = r.hand.slot_bytes = bytes_per_slot(workers, slots);
 
   {
-    HipfileBench bench(o, workers, slots, fd, progress);
+    HipfileBench bench(o, workers, slots, files, progress);
     std::optional<RawBench> raw;
     std::optional<NaiveBench> naive;
     std::optional<RawBench> hand;
@@ -170,7 +204,7 @@ int run(int argc, char** argv) {
     if (o.baselines.hand && o.mem == MemKind::Device) hand.emplace(o, workers, slots, progress, true);
     bool serial = o.baselines.serial && o.api != Api::Sync;
     std::optional<StreamBench> stream;
-    if (o.baselines.stream && o.op == Op::Read) stream.emplace(o, workers, progress);
+    if (o.baselines.stream && o.op == Op::Read) stream.emplace(o, workers, files, progress);
     std::optional<PartsBench> parts;
     if (o.baselines.parts && o.cache == Cache::Partial) parts.emplace(o, workers, slots, progress);
     if (o.baselines.copy) measure_copies(r, o);
@@ -184,7 +218,7 @@ int run(int argc, char** argv) {
         progress.start(fmt::format("{} pass {}", name, of), o.total);
         const double cpu0 = process_cpu_seconds();
         PassTiming t = run_pass();
-        double f = timed_fsync(o, fd);
+        double f = timed_fsync(o, files);
         m.cpu_seconds.push_back(process_cpu_seconds() - cpu0);
         progress.finish();
         record(m, t, f);
@@ -196,9 +230,9 @@ int run(int argc, char** argv) {
         return t;
       };
       timed("hipfile", r.hipfile, [&] { return bench.run(false); });
-      if (raw) timed("raw", r.raw, [&] { return raw->run(fd); });
-      if (naive) timed("naive", r.naive, [&] { return whole(naive->run(fd)); });
-      if (hand) timed("by-hand", r.hand, [&] { return hand->run(fd); });
+      if (raw) timed("raw", r.raw, [&] { return raw->run(files); });
+      if (naive) timed("naive", r.naive, [&] { return whole(naive->run(files)); });
+      if (hand) timed("by-hand", r.hand, [&] { return hand->run(files); });
       if (stream) timed("stream", r.stream, [&] { return stream->run(); });
       if (serial) timed("serial", r.serial, [&] { return whole(bench.run_serial()); });
       if (parts) {
@@ -217,13 +251,12 @@ int run(int argc, char** argv) {
       bench.run(true);
       progress.finish();
       if (o.op == Op::Write) {
-        if (fdatasync(fd) != 0) throw Failure{fmt::format("fdatasync {}: {}", o.file, std::strerror(errno))};
-        bench.check_written(o.file);
+        sync_files(files);
+        bench.check_written();
       }
       r.verify = "passed";
     }
   }
-  close(fd);
   (void)hipFileDriverClose();
 
   print_table(r);

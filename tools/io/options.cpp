@@ -2,6 +2,7 @@
 #include "options.hpp"
 
 #include "args.hpp"
+#include "plan.hpp"
 
 #include <getopt.h>
 
@@ -31,9 +32,14 @@ DESCRIPTION
       hipfile             the plan through hipFile (--api sync, async or batch); always taken
       pinned_h2d, pinned_d2h [copy]
                           the copy ceiling: hipMemcpy of 256 MiB blocks from/to pinned host
-                          memory, up to 4 GiB per pass, per GPU (summed over GPUs)
+                          memory, up to 4 GiB per GPU and pass; with several GPUs all of them
+                          copy at once, one thread each, and the figure is their aggregate
+                          (all bytes over the time until the last GPU finished), with each
+                          GPU's own rate beside it
       raw [raw]           parallel pread/pwrite of the plan's requests into pinned host
-                          memory, same threads, same O_DIRECT/buffered mode
+                          memory, same threads (--threads per GPU times the GPUs: with
+                          --devices or --multi-gpu, the host's own limit at that many
+                          threads), same files, same O_DIRECT/buffered mode
       naive [naive]       upstream's fallback: per request, on one thread, pread into pageable
                           memory then hipMemcpy (writes: hipMemcpy, then pwrite); device
                           memory only
@@ -122,7 +128,8 @@ OPTIONS
         Measured passes per measurement (default 3, at least 1); best and median are reported.
     --devices LIST
         GPUs to use, as a comma list such as 0,1 (default 0). Each gets its own buffers and
-        --threads threads and moves a disjoint part of the range, all at once.
+        --threads threads and moves a disjoint part of the range, all at once: the first
+        GPU the first part, and so on. --size is the pass's total over all of them.
     --multi-gpu
         Use every GPU the runtime reports (overrides --devices).
     --baselines LIST
@@ -143,9 +150,15 @@ OPTIONS
         smaller than --file-size; an existing larger file is used as it is.
     --file-size SIZE
         The file's size (default --size). Random access spreads over it; sequential access
-        needs it >= --size; it must be >= --io-size.
+        needs it >= --size (--file-per-device: >= each GPU's part); it must be >= --io-size.
     --create
         Rewrite the file with the pattern even if it exists.
+    --file-per-device
+        Each GPU moves its part of the pass to or from a data file of its own, the --file path
+        with a dot and the GPU's number appended (PATH.0, PATH.1, ... for --devices 0,1,...),
+        from offset 0 of that file; without it all GPUs share the one file. Each file is
+        created and checked as the single file is. --file-size is then the size of each file
+        (default: the largest part of --size one GPU moves). Not with --resident.
 
   Output
     --json FILE
@@ -188,6 +201,9 @@ EXAMPLES
         Random 4 KiB reads (IOPS) compared with pread + hipMemcpy by hand and raw pread.
     hipfile-io -s 64M -b 1M --reps 1 --baselines none --verify
         A quick correctness check of the read path.
+    hipfile-io -f /mnt/nvme/mg.dat -s 8G -b 1G --devices 0,1,2,3 --file-per-device
+        Hot reads of 2 GiB per GPU from four files, mg.dat.0 to mg.dat.3, all GPUs at once,
+        against the four GPUs' pinned copy ceiling taken at once.
 
 SEE ALSO
     hipfile-check(1), hipfile-cp(1), hipfile-stats(1), doc/tools.md, doc/configuration.md,
@@ -231,7 +247,7 @@ Baselines baselines_arg(std::string_view text) {
 
 enum LongOnly {
   kSeq = 256, kRandom, kEngineThreads, kRegister, kBuffered, kHot, kCold, kApi, kStreams, kBatch, kFsync,
-  kDevices, kMultiGpu, kBaselines, kVerify, kFileSize, kCreate, kJson, kProgress, kSeed, kResident
+  kDevices, kMultiGpu, kBaselines, kVerify, kFileSize, kCreate, kJson, kProgress, kSeed, kResident, kFilePerDevice
 };
 
 }  // namespace
@@ -274,6 +290,7 @@ Options parse_options(int argc, char** argv) {
       {"file", required_argument, nullptr, 'f'},
       {"file-size", required_argument, nullptr, kFileSize},
       {"create", no_argument, nullptr, kCreate},
+      {"file-per-device", no_argument, nullptr, kFilePerDevice},
       {"json", required_argument, nullptr, kJson},
       {"progress", no_argument, nullptr, kProgress},
       {"seed", required_argument, nullptr, kSeed},
@@ -339,6 +356,7 @@ Options parse_options(int argc, char** argv) {
       case 'f': o.file = optarg; break;
       case kFileSize: o.file_size = size_arg("--file-size", optarg); break;
       case kCreate: o.create = true; break;
+      case kFilePerDevice: o.file_per_device = true; break;
       case kJson: o.json_path = optarg; break;
       case kProgress: o.progress = true; break;
       case kSeed: {
@@ -355,16 +373,37 @@ Options parse_options(int argc, char** argv) {
   if (optind < argc) usage_error(fmt::format("unexpected argument '{}'", argv[optind]));
   if (o.io_size == 0) usage_error("--io-size must be > 0");
   if (o.total == 0) usage_error("--size must be > 0");
-  if (o.file_size == 0) o.file_size = o.total;
   // A request larger than the pass is one request of the whole pass.
   if (o.io_size > o.total) o.io_size = o.total;
-  if (o.access == Access::Sequential && o.file_size < o.total)
-    usage_error("--file-size is smaller than --size for a sequential pass");
-  if (o.io_size > o.file_size) usage_error("--io-size is larger than the file");
   if (o.cache == Cache::Partial && o.op == Op::Write) usage_error("--resident applies to reads only");
+  // The parts measurement and the partial page-cache state are set up on the one shared file.
+  if (o.cache == Cache::Partial && o.file_per_device)
+    usage_error("--resident works on one shared file: leave out --file-per-device");
   if (o.direct && (o.io_size % 4096 != 0 || o.total % 4096 != 0))
     usage_error("--direct needs --io-size and --size in multiples of 4 KiB");
+  if (!(o.file_per_device && o.all_devices)) check_sizes(o, o.devices.size());
   return o;
+}
+
+void check_sizes(Options& o, std::size_t devices) {
+  if (!o.file_per_device) {
+    if (o.file_size == 0) o.file_size = o.total;
+    if (o.access == Access::Sequential && o.file_size < o.total)
+      usage_error("--file-size is smaller than --size for a sequential pass");
+    if (o.io_size > o.file_size) usage_error("--io-size is larger than the file");
+    return;
+  }
+  const std::uint64_t part = largest_device_part(o, devices);
+  if (o.file_size == 0) o.file_size = part;
+  if (o.access == Access::Sequential && o.file_size < part)
+    usage_error(fmt::format("--file-size is smaller than one GPU's part of --size ({} bytes) for a sequential "
+                            "pass with --file-per-device",
+                            part));
+  if (o.io_size > o.file_size) usage_error("--io-size is larger than each GPU's file");
+}
+
+std::string data_file_path(const Options& o, int device) {
+  return o.file_per_device ? fmt::format("{}.{}", o.file, device) : o.file;
 }
 
 }  // namespace hipfile::tools::io

@@ -34,7 +34,7 @@ struct Options {
   MemKind mem = MemKind::Device;
   std::uint64_t io_size = 16u << 20;
   std::uint64_t total = 1u << 30;   // bytes moved per measured pass
-  std::uint64_t file_size = 0;      // 0: as large as `total`
+  std::uint64_t file_size = 0;      // 0: as large as `total` (--file-per-device: each GPU's largest part)
   int threads = 1;                  // the tool's own I/O threads per device
   int engine_threads = -1;          // HIPFILE_THREADS; -1 leaves the environment alone
   int streams = 4;                  // async: streams per worker
@@ -47,6 +47,7 @@ struct Options {
   bool fsync = false;               // writes: fdatasync inside the timed pass
   bool create = false;
   std::string file = "hipfile-io.dat";
+  bool file_per_device = false;     // each GPU moves its part to or from a file of its own, `file`.N
   std::string json_path;
   std::vector<int> devices{0};
   bool all_devices = false;         // --multi-gpu: every device the runtime reports
@@ -55,7 +56,17 @@ struct Options {
 };
 
 /// Parses argv; on --help prints usage and exits 0, on a usage error prints it and exits 2.
+/// The checks that need the number of GPUs are made here too, except with --multi-gpu and
+/// --file-per-device, where the caller calls check_sizes once it has asked the runtime.
 Options parse_options(int argc, char** argv);
+
+/// Sets the default --file-size and refuses sizes that do not fit the plan over `devices` GPUs
+/// (a usage error, exit 2). With --file-per-device every file holds one GPU's part, so the
+/// default and the checks depend on how many GPUs share the pass.
+void check_sizes(Options& options, std::size_t devices);
+
+/// The path of the data file of the GPU `device`: `file`.N with --file-per-device, else `file`.
+std::string data_file_path(const Options& options, int device);
 
 std::string_view op_name(Op op);
 std::string_view access_name(Access access);

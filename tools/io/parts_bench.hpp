@@ -14,8 +14,8 @@ namespace hipfile::tools::io {
 class PartsBench {
  public:
   /// Opens the data file twice more (a hipFile handle per part) and allocates each part's buffers.
+  /// The run has one shared file (--resident is refused with --file-per-device).
   PartsBench(const Options& options, const std::vector<Worker>& workers, std::size_t slots, Progress& progress);
-  ~PartsBench();
   PartsBench(const PartsBench&) = delete;
   PartsBench& operator=(const PartsBench&) = delete;
 
@@ -29,7 +29,7 @@ class PartsBench {
 
  private:
   std::vector<Worker> heads_, rests_;
-  int heads_fd_ = -1, rests_fd_ = -1;
+  std::vector<DataFile> heads_file_, rests_file_;  // before the benches, which deregister them first
   std::optional<HipfileBench> heads_bench_, rests_bench_;
 };
 

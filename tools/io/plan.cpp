@@ -36,7 +36,39 @@ std::vector<Worker> make_plan(const Options& o, const std::vector<int>& devices)
                            all.begin() + static_cast<std::ptrdiff_t>(last));
     for (const Request& r : worker.requests) worker.bytes += r.length;
   }
+  if (o.file_per_device) {
+    // Each GPU's contiguous part moves to offset 0 of its own file.
+    std::vector<std::uint64_t> base(devices.size(), ~std::uint64_t{0});
+    if (o.access == Access::Sequential)
+      for (const Worker& w : workers)
+        if (!w.requests.empty()) base[w.slot] = std::min(base[w.slot], w.requests.front().offset);
+    for (Worker& w : workers) {
+      w.file = w.slot;
+      if (o.access == Access::Sequential)
+        for (Request& r : w.requests) r.offset -= base[w.slot];
+    }
+  }
   return workers;
+}
+
+std::uint64_t largest_device_part(const Options& o, std::size_t devices) {
+  // make_plan gives worker w the requests [count * w / workers, count * (w + 1) / workers); a
+  // GPU's threads are consecutive workers, so GPU s has [count * s / devices, count * (s + 1) / devices).
+  const std::uint64_t count = (o.total + o.io_size - 1) / o.io_size;
+  std::uint64_t largest = 0;
+  for (std::uint64_t s = 0; s < devices; ++s) {
+    const std::uint64_t first = count * s / devices, last = count * (s + 1) / devices;
+    largest = std::max(largest, std::min(last * o.io_size, o.total) - std::min(first * o.io_size, o.total));
+  }
+  return largest;
+}
+
+std::uint64_t file_extent(const std::vector<Worker>& workers, std::size_t file) {
+  std::uint64_t end = 0;
+  for (const Worker& w : workers)
+    if (w.file == file)
+      for (const Request& r : w.requests) end = std::max(end, r.offset + r.length);
+  return end;
 }
 
 std::uint64_t resident_head(const Request& r, double fraction) {
@@ -55,7 +87,7 @@ std::vector<ByteRange> resident_ranges(const std::vector<Worker>& workers, doubl
 std::vector<Worker> split_plan(const std::vector<Worker>& workers, double fraction, bool heads) {
   std::vector<Worker> out;
   for (const Worker& w : workers) {
-    Worker& part = out.emplace_back(Worker{w.device, w.slot, {}, 0});
+    Worker& part = out.emplace_back(Worker{w.device, w.slot, {}, 0, w.file});
     for (const Request& r : w.requests) {
       const std::uint64_t head = resident_head(r, fraction);
       const Request piece = heads ? Request{r.offset, head} : Request{r.offset + head, r.length - head};

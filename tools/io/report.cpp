@@ -26,9 +26,11 @@ void ratio_row(const char* name, const Measurement& subject, const Measurement& 
              num(ratio(subject.median_gbps(), base.median_gbps())), want);
 }
 
-void json_measurement(JsonWriter& j, const Measurement& m, const std::vector<int>& devices) {
+void json_measurement(JsonWriter& j, const Measurement& m, const std::vector<int>& devices, bool concurrent) {
   j.key(m.key).begin_object();
   j.field("label", m.label);
+  // The copies of several GPUs run at once; the figure is their aggregate, per_device each one's.
+  if (concurrent) j.field("concurrent_devices", static_cast<std::uint64_t>(devices.size()));
   j.field("bytes_per_pass", m.bytes);
   j.key("seconds").begin_array();
   for (double s : m.seconds) j.value(s);
@@ -74,7 +76,10 @@ void print_table(const Report& r) {
   if (o.api == Api::Async) fmt::print(" ({} streams)", o.streams);
   if (o.api == Api::Batch) fmt::print(" ({} entries)", o.batch);
   fmt::print(", engine threads {}\n", r.engine_threads);
-  fmt::print("file {} ({})", o.file, format_size(o.file_size));
+  if (o.file_per_device)
+    fmt::print("files {} to {} ({} each, one per GPU)", r.files.front(), r.files.back(), format_size(o.file_size));
+  else
+    fmt::print("file {} ({})", o.file, format_size(o.file_size));
   if (r.page_cache_resident >= 0) fmt::print(", {:.0f}% in page cache before the run", 100 * r.page_cache_resident);
   fmt::print("\n\n  {:<40} {:>10} {:>12} {:>11} {:>9} {:>7}\n", "measurement (GB/s = 1e9 B/s)", "best GB/s",
              "median GB/s", "best kIOPS", "CPU s/GB", "passes");
@@ -97,11 +102,15 @@ void print_table(const Report& r) {
   ratio_row("one sequential reader", r.hipfile, r.stream, o.cache == Cache::Cold ? "(want >= 0.97 of the best reader)" : "");
   ratio_row("its parts alone, summed", r.hipfile, r.parts, "(want >= 0.91: time <= 1.1x the parts')");
   if (r.devices.size() > 1) {
-    fmt::print("\n  per GPU (hipfile):");
-    for (std::size_t s = 0; s < r.devices.size(); ++s)
-      fmt::print("  GPU{} {} GB/s best, {} median", r.devices[s], num(r.hipfile.slot_best_gbps(s)),
-                 num(r.hipfile.slot_median_gbps(s)));
-    fmt::print("\n");
+    const Measurement& ceiling = r.copy_ceiling();
+    for (const Measurement* m : {&r.hipfile, &ceiling}) {
+      if (!m->measured()) continue;
+      fmt::print("{}  per GPU ({}{}):", m == &r.hipfile ? "\n" : "", m->key, m == &r.hipfile ? "" : ", all at once");
+      for (std::size_t s = 0; s < r.devices.size(); ++s)
+        fmt::print("  GPU{} {} GB/s best, {} median", r.devices[s], num(m->slot_best_gbps(s)),
+                   num(m->slot_median_gbps(s)));
+      fmt::print("\n");
+    }
   }
   fmt::print("\nverify: {}\n", r.verify);
 }
@@ -133,6 +142,10 @@ std::string to_json(const Report& r) {
   j.field("io_size", o.io_size);
   j.field("total", o.total);
   j.field("file", o.file);
+  j.field("file_per_device", o.file_per_device);
+  j.key("files").begin_array();
+  for (const std::string& f : r.files) j.value(f);
+  j.end_array();
   j.field("file_size", o.file_size);
   j.field("threads", o.threads);
   j.field("engine_threads", r.engine_threads);
@@ -152,7 +165,7 @@ std::string to_json(const Report& r) {
   j.field("page_cache_resident", r.page_cache_resident);
   j.key("results").begin_object();
   for (const Measurement* m : {&r.hipfile, &r.h2d, &r.d2h, &r.raw, &r.naive, &r.serial, &r.hand, &r.stream, &r.parts})
-    if (m->measured()) json_measurement(j, *m, r.devices);
+    if (m->measured()) json_measurement(j, *m, r.devices, m == &r.h2d || m == &r.d2h);
   j.end_object();
   j.key("ratios").begin_object();
   auto both = [&](const char* key, const Measurement& base) {

@@ -15,12 +15,13 @@ struct Report {
   const Options* options = nullptr;
   PlatformInfo platform;
   std::vector<int> devices;
+  std::vector<std::string> files;  // the data files: one, or one per GPU (--file-per-device)
   std::string engine_threads;    // HIPFILE_THREADS as the library saw it, or "default"
   std::string command;           // argv joined
   std::string verify = "skipped";  // skipped | passed
   double page_cache_resident = -1;  // fraction of the range in the page cache before the run
   Measurement hipfile;
-  Measurement h2d, d2h;          // pinned copy ceilings (sum over GPUs)
+  Measurement h2d, d2h;          // pinned copy ceilings (all GPUs at once: their aggregate)
   Measurement raw;
   Measurement naive;
   Measurement serial;            // async/batch: the same requests as sync serial calls
