@@ -67,7 +67,15 @@ expect_usage hipfile-io "--direct needs --io-size and --size in multiples of 4 K
 expect_usage hipfile-io "--file-size is smaller than --size" "$io" $f -s 8M --file-size 4M
 expect_usage hipfile-io "--io-size is larger than the file" "$io" $f --random -s 8M -b 4M --file-size 2M
 expect_usage hipfile-io "unexpected argument 'extra'" "$io" $f extra
+expect_usage hipfile-io "option '--file-per-device' takes no value" "$io" $f --file-per-device=yes
+expect_usage hipfile-io "--resident works on one shared file: leave out --file-per-device" "$io" $f --file-per-device --resident 0.5
+expect_usage hipfile-io "--file-size is smaller than one GPU's part of --size (4194304 bytes) for a sequential pass with --file-per-device" \
+    "$io" $f --devices 0,1 --file-per-device -s 8M -b 1M --file-size 2M
+expect_usage hipfile-io "--file-size is smaller than one GPU's part of --size (3145728 bytes) for a sequential pass with --file-per-device" \
+    "$io" $f --devices 0,1,2 --file-per-device -s 8M -b 1M --file-size 3000k
+expect_usage hipfile-io "--io-size is larger than each GPU's file" "$io" $f --devices 0,1 --file-per-device --random -s 8M -b 4M --file-size 2M
 [ -e "$data" ] && { echo "FAIL: a hipfile-io usage error created its data file"; fail=1; }
+for d in 0 1 2; do [ -e "$data.$d" ] && { echo "FAIL: a hipfile-io usage error created $data.$d"; fail=1; }; done
 
 # hipfile-cp. DST holds known bytes that no usage error may change; NEW must not appear.
 src=$dir/src dst=$dir/dst new=$dir/new
