@@ -132,6 +132,16 @@ struct EnvReader {
     if (!parse_bool(v, field)) complain(name, v, "true/false/1/0/yes/no/on/off");
   }
 
+  void wait_mode(const char* name, WaitMode& field) {
+    const char* v = env::get(name);
+    if (v == nullptr) return;
+    const std::string s = v;
+    if (s == "spin") field = WaitMode::spin;
+    else if (s == "poll") field = WaitMode::poll;
+    else if (s == "block") field = WaitMode::block;
+    else complain(name, v, "spin, poll or block");
+  }
+
   void size(const char* name, std::size_t& field, std::size_t min, std::size_t max) {
     std::size_t parsed = 0;
     if (bounded(name, parsed, min, max, parse_size, "a size such as 4096, 512k, 4M, 1G between ", " and "))
@@ -177,7 +187,10 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.boolean("HIPFILE_DURABLE_WRITES", c.durable_writes);
   env.boolean("HIPFILE_MAPPED_READS", c.mapped_reads);
   env.boolean("HIPFILE_DIRECT_READS_FROM_CACHE", c.direct_reads_from_cache);
-  env.boolean("HIPFILE_BLOCKING_WAIT", c.blocking_wait);
+  bool blocking_wait = false;  // the older spelling of HIPFILE_WAIT=block
+  env.boolean("HIPFILE_BLOCKING_WAIT", blocking_wait);
+  if (blocking_wait) c.wait = WaitMode::block;
+  env.wait_mode("HIPFILE_WAIT", c.wait);
   env.size("HIPFILE_FIRST_CHUNK", c.first_chunk, 0, 1u << 30);
   c.first_chunk = (c.first_chunk + 65535) & ~std::size_t{65535};
   env.size("HIPFILE_MAP_THRESHOLD", c.map_threshold, 0, std::size_t{1} << 50);

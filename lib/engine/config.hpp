@@ -10,6 +10,11 @@
 
 namespace hipfile::engine {
 
+/// How engine workers wait for the copies of their staging slots: spinning in the runtime
+/// (HIP's default), asking the runtime between short sleeps, or sleeping until the runtime
+/// wakes them (blocking-sync events). See doc/configuration.md, HIPFILE_WAIT.
+enum class WaitMode { spin, poll, block };
+
 struct Config {
   unsigned threads = 0;                    // worker threads; 0 = automatic
   std::size_t chunk_size = 4u << 20;       // bytes per staged chunk (4 KiB multiple); bench/RESULTS.md, "How the defaults were chosen"
@@ -27,7 +32,7 @@ struct Config {
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
   unsigned map_max_threads = 3;            // mapped path only for engines of at most this many workers
-  bool blocking_wait = false;              // engine workers sleep, not spin, while their copies run
+  WaitMode wait = WaitMode::spin;          // HIPFILE_WAIT: how engine workers wait for their copies
   std::size_t first_chunk = 0;             // staged reads start with pieces this small, doubling up to the chunk; 0 = off
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,

@@ -222,10 +222,10 @@ bool copy_out_next(Job& job, Lane& lane, std::deque<Pending>& pending) {
 }
 
 // Writes the oldest pending chunk once its copy has finished. False when that wait failed.
-bool write_oldest(Job& job, std::deque<Pending>& pending) {
+bool write_oldest(Job& job, const Lane& lane, std::deque<Pending>& pending) {
   Pending p = pending.front();
   pending.pop_front();
-  if (hipError_t e = gpu::wait_event(p.slot->done); e != hipSuccess) {
+  if (hipError_t e = lane.wait_for(p.slot->done); e != hipSuccess) {
     job.fail(Status::of_hip(e), p.a);
     return false;
   }
@@ -249,7 +249,7 @@ void run_write(Job& job, Lane& lane) {
   for (;;) {
     // Keep up to `depth` device-to-host copies queued ahead of the writes.
     while (more && pending.size() < lane.depth()) more = copy_out_next(job, lane, pending);
-    if (pending.empty() || !write_oldest(job, pending)) break;
+    if (pending.empty() || !write_oldest(job, lane, pending)) break;
   }
   // Every chunk written above had its copy confirmed by its event; what is still queued was
   // never written, and is at or past a chunk already marked lost.

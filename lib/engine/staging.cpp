@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t kPage = 4096;
 }
 
-std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st, bool blocking,
+std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st, WaitMode wait,
                                    bool follows_null_stream) {
   gpu::DeviceGuard guard(device);
   if (guard.status() != hipSuccess) {
@@ -26,33 +26,34 @@ std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_
   std::unique_ptr<Lane> lane(new Lane);
   lane->device_ = device;
   lane->slot_bytes_ = slot_bytes;
-  if (hipError_t e = lane->make(depth, blocking, follows_null_stream); e != hipSuccess) {
+  lane->wait_ = wait;
+  if (hipError_t e = lane->make(depth, follows_null_stream); e != hipSuccess) {
     st = Status::of_hip(e);
     return nullptr;  // ~Lane frees what was made
   }
   return lane;
 }
 
-hipError_t Lane::make(unsigned depth, bool blocking, bool follows_null_stream) {
+hipError_t Lane::make(unsigned depth, bool follows_null_stream) {
   // Non-blocking unless asked: the lane's copies must not serialise with the application's
   // default stream (an async request waiting on a NULL-stream kernel that waits on it would hang).
   if (hipError_t e = gpu::create_stream(stream_, follows_null_stream); e != hipSuccess) {
     stream_ = nullptr;
     return e;
   }
-  if (blocking) {
-    if (hipError_t e = gpu::create_event(drained_, blocking); e != hipSuccess) {
+  if (wait_ != WaitMode::spin) {  // drain() then waits on an event, not in hipStreamSynchronize
+    if (hipError_t e = gpu::create_event(drained_, wait_ == WaitMode::block); e != hipSuccess) {
       drained_ = nullptr;
       return e;
     }
   }
   slots_.resize(depth);
   for (Slot& s : slots_)
-    if (hipError_t e = make_slot(s, blocking); e != hipSuccess) return e;
+    if (hipError_t e = make_slot(s); e != hipSuccess) return e;
   return hipSuccess;
 }
 
-hipError_t Lane::make_slot(Slot& s, bool blocking) noexcept {
+hipError_t Lane::make_slot(Slot& s) noexcept {
   // One extra page so the usable start can be page-aligned whatever the runtime returns:
   // O_DIRECT needs aligned memory.
   if (hipError_t e = gpu::alloc_pinned(s.raw, slot_bytes_ + kPage); e != hipSuccess) {
@@ -61,7 +62,7 @@ hipError_t Lane::make_slot(Slot& s, bool blocking) noexcept {
   }
   auto addr = reinterpret_cast<std::uintptr_t>(s.raw);
   s.host = reinterpret_cast<std::byte*>((addr + kPage - 1) & ~std::uintptr_t{kPage - 1});
-  if (hipError_t e = gpu::create_event(s.done, blocking); e != hipSuccess) {
+  if (hipError_t e = gpu::create_event(s.done, wait_ == WaitMode::block); e != hipSuccess) {
     s.done = nullptr;
     return e;
   }
@@ -79,11 +80,15 @@ Lane::~Lane() {
   if (stream_) (void)gpu::destroy_stream(stream_);
 }
 
+hipError_t Lane::wait_for(hipEvent_t event) const noexcept {
+  return wait_ == WaitMode::poll ? gpu::poll_event(event) : gpu::wait_event(event);
+}
+
 hipError_t Lane::free_slot(Slot& s) noexcept {
   if (poisoned_) return hipErrorUnknown;  // nothing of a poisoned lane is reused
   hipError_t e = hipSuccess;
   if (s.busy) {
-    e = gpu::wait_event(s.done);
+    e = wait_for(s.done);
     // A failed wait is not a finished copy: make sure, or keep the slot (and its pages) forever.
     if (e != hipSuccess && !confirm_idle()) return e;
   }
@@ -102,7 +107,7 @@ hipError_t Lane::drain() noexcept {
   hipError_t e = hipSuccess;
   if (drained_) {
     e = gpu::record_event(drained_, stream_);
-    if (e == hipSuccess) e = gpu::wait_event(drained_);
+    if (e == hipSuccess) e = wait_for(drained_);
   } else {
     e = gpu::sync_stream(stream_);
   }
@@ -176,7 +181,7 @@ std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
     }
     ++lanes_[device];  // counted before it exists, so that racing callers stay under the cap
   }
-  std::unique_ptr<Lane> lane = Lane::create(device, depth_, slot_bytes_, st, false, follows_null_stream_);
+  std::unique_ptr<Lane> lane = Lane::create(device, depth_, slot_bytes_, st, WaitMode::spin, follows_null_stream_);
   if (!lane) {
     std::lock_guard lock(mu_);
     --lanes_[device];

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/config.hpp"
 #include "engine/status.hpp"
 
 namespace hipfile::engine {
@@ -29,12 +30,13 @@ struct Slot {
 class Lane {
  public:
   /// Creates the stream, slots and events on `device`. The caller's current device is kept.
-  /// `blocking`: waits for copies sleep in the OS instead of spinning (HIP's default), which
-  /// leaves the CPU to threads that have copying to do; it costs wake-up latency per wait.
+  /// `wait`: how the lane's owner waits for its copies. Spinning (HIP's default) answers at
+  /// once but holds a core; polling and blocking leave the CPU to threads that have copying to
+  /// do, at the cost of up to a sleep's or a wake-up's latency per wait.
   /// `follows_null_stream`: the lane's stream is a blocking one, so under the legacy NULL stream's
   /// rules its copies wait for earlier NULL-stream work without a host-side synchronize.
   static std::unique_ptr<Lane> create(int device, unsigned depth, std::size_t slot_bytes, Status& st,
-                                      bool blocking = false, bool follows_null_stream = false);
+                                      WaitMode wait = WaitMode::spin, bool follows_null_stream = false);
   ~Lane();
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
@@ -53,6 +55,8 @@ class Lane {
   /// Starts the ring at slot `at` (each run of a job starts at the first) and returns where it
   /// stood, for a caller that takes the ring over for a while and then gives it back.
   unsigned restart_ring(unsigned at = 0) noexcept { return std::exchange(next_, at); }
+  /// Waits for `event` (a slot's or the drain's) the way the lane was made to wait.
+  hipError_t wait_for(hipEvent_t event) const noexcept;
   /// Waits for the slot's last copy and releases what it used. Returns the first error.
   hipError_t free_slot(Slot& s) noexcept;
   /// Waits for everything queued on the lane and frees every slot.
@@ -64,10 +68,10 @@ class Lane {
 
  private:
   Lane() = default;
-  /// The stream, the drain event of a blocking lane, and `depth` slots. On failure what was
-  /// made stays for ~Lane to free.
-  hipError_t make(unsigned depth, bool blocking, bool follows_null_stream);
-  hipError_t make_slot(Slot& s, bool blocking) noexcept;
+  /// The stream, the drain event of a lane that does not spin, and `depth` slots. On failure
+  /// what was made stays for ~Lane to free.
+  hipError_t make(unsigned depth, bool follows_null_stream);
+  hipError_t make_slot(Slot& s) noexcept;
   /// After a failed synchronize: asks the runtime until the stream is idle (true) or it reports an
   /// error instead of "not ready" (false: the lane is poisoned).
   bool confirm_idle() noexcept;
@@ -76,7 +80,8 @@ class Lane {
   hipStream_t stream_ = nullptr;
   std::vector<Slot> slots_;
   std::size_t slot_bytes_ = 0;
-  hipEvent_t drained_ = nullptr;  // blocking lanes: recorded and waited on by drain()
+  hipEvent_t drained_ = nullptr;  // lanes that do not spin: recorded and waited on by drain()
+  WaitMode wait_ = WaitMode::spin;
   bool poisoned_ = false;
 };
 

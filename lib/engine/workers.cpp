@@ -3,6 +3,8 @@
 // device, taking part in the jobs queued to them; and the share of them one request gets.
 #include "engine/engine.hpp"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <atomic>
 
@@ -50,6 +52,9 @@ void Engine::start_workers() {
 }
 
 void Engine::worker_main(Worker& w) {
+  // Polling workers sleep for microseconds between questions; the default 50 us of timer slack
+  // would stretch every such sleep several times over.
+  if (config_.wait == WaitMode::poll) (void)::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   for (;;) {
     std::shared_ptr<Job> job;
     {
@@ -100,7 +105,7 @@ Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
     w.lanes.erase(it);
   }
   std::unique_ptr<Lane> lane =
-      Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.blocking_wait);
+      Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.wait);
   if (!lane) return nullptr;
   // Worker threads belong to the library: leave them on the device they serve most recently.
   (void)gpu::set_device(device);

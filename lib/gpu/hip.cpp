@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "gpu/hip.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <new>
+#include <thread>
 
 namespace hipfile::gpu {
 
@@ -82,6 +85,17 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept {
   // unregistered I/O on it (bound_unknown).
   if (out.kind == MemKind::Host) (void)host_range(ptr, out);
   return hipSuccess;
+}
+
+hipError_t poll_event(hipEvent_t event) noexcept {
+  constexpr int kQuickAsks = 8;  // a copy about to finish is answered without a sleep
+  constexpr auto kFirstSleep = std::chrono::microseconds(8), kLongestSleep = std::chrono::microseconds(128);
+  for (int i = 0; i < kQuickAsks; ++i)
+    if (hipError_t e = hipEventQuery(event); e != hipErrorNotReady) return e;
+  for (auto sleep = kFirstSleep;; sleep = std::min(2 * sleep, kLongestSleep)) {
+    std::this_thread::sleep_for(sleep);
+    if (hipError_t e = hipEventQuery(event); e != hipErrorNotReady) return e;
+  }
 }
 
 std::uint64_t allocation_id(const void* ptr) noexcept {

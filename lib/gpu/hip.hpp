@@ -68,6 +68,11 @@ class DeviceGuard {
 /// hipMemcpy would before it starts: the library's own streams are non-blocking.
 hipError_t sync_null_stream(int device) noexcept;
 
+/// Waits for `event` by asking the runtime whether it has completed: a few times at once, then
+/// between sleeps that double up to a cap. It holds a core only while asking; the wait ends
+/// at most one sleep (plus the thread's timer slack) after the event. Errors are HIP's.
+hipError_t poll_event(hipEvent_t event) noexcept;
+
 /// Runs `fn(data)` on the host when `stream` reaches this point (hipLaunchHostFunc; ROCm 5's
 /// runtime library lacks it, so there it is a stream callback).
 hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data) noexcept;

@@ -16,6 +16,7 @@ using namespace hipfile::test;
 using hipfile::engine::Config;
 using hipfile::engine::parse_bool;
 using hipfile::engine::parse_size;
+using hipfile::engine::WaitMode;
 
 TEST_CASE("parse_size takes plain numbers and binary suffixes, and refuses the rest", "[config]") {
   std::size_t v = 0;
@@ -137,7 +138,39 @@ TEST_CASE("Well-formed environment values are applied", "[config]") {
   CHECK(c.threads == 3);
   CHECK(c.effective_threads() == 3);
   CHECK(c.force_odirect);
-  CHECK(c.blocking_wait);
+  CHECK(c.wait == WaitMode::block);
+}
+
+TEST_CASE("HIPFILE_WAIT chooses how workers wait; HIPFILE_BLOCKING_WAIT is its older spelling of block", "[config]") {
+  CHECK(Config{}.wait == WaitMode::spin);
+  struct Case {
+    const char* wait;      // HIPFILE_WAIT, or null
+    const char* blocking;  // HIPFILE_BLOCKING_WAIT, or null
+    WaitMode expected;
+  };
+  const Case c = GENERATE(Case{"poll", nullptr, WaitMode::poll}, Case{"block", nullptr, WaitMode::block},
+                          Case{"spin", "1", WaitMode::spin},  // the new knob wins
+                          Case{nullptr, "1", WaitMode::block}, Case{nullptr, "0", WaitMode::spin});
+  CAPTURE(c.wait ? c.wait : "(unset)", c.blocking ? c.blocking : "(unset)");
+  if (c.wait) ::setenv("HIPFILE_WAIT", c.wait, 1);
+  if (c.blocking) ::setenv("HIPFILE_BLOCKING_WAIT", c.blocking, 1);
+  std::vector<Config::Problem> problems;
+  const Config got = Config::from_environment(&problems);
+  ::unsetenv("HIPFILE_WAIT");
+  ::unsetenv("HIPFILE_BLOCKING_WAIT");
+  CHECK(got.wait == c.expected);
+  CHECK(problems.empty());
+}
+
+TEST_CASE("A malformed HIPFILE_WAIT is refused by name and the default kept", "[config]") {
+  ::setenv("HIPFILE_WAIT", "sleepy", 1);
+  std::vector<Config::Problem> problems;
+  const Config got = Config::from_environment(&problems);
+  ::unsetenv("HIPFILE_WAIT");
+  CHECK(got.wait == WaitMode::spin);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].key == "HIPFILE_WAIT=sleepy");
+  CHECK(problems[0].message == "ignoring HIPFILE_WAIT=\"sleepy\": expected spin, poll or block");
 }
 
 TEST_CASE("Every engine shape moves the same bytes", "[config]") {
@@ -147,19 +180,19 @@ TEST_CASE("Every engine shape moves the same bytes", "[config]") {
     const char* depth;
     const char* inline_threshold;
     const char* odirect;
-    const char* blocking;
+    const char* wait;  // HIPFILE_WAIT
   };
-  const Shape shape = GENERATE(Shape{"1", "64k", "1", "0", "0", "0"}, Shape{"3", "64k", "4", "0", "1", "1"},
-                               Shape{"2", "1M", "2", "16M", "0", "0"}, Shape{"5", "256k", "3", "4k", "1", "0"},
-                               Shape{"4", "128k", "2", "4k", "0", "1"});
-  CAPTURE(shape.threads, shape.chunk, shape.depth, shape.inline_threshold, shape.odirect, shape.blocking);
+  const Shape shape = GENERATE(Shape{"1", "64k", "1", "0", "0", "spin"}, Shape{"3", "64k", "4", "0", "1", "block"},
+                               Shape{"2", "1M", "2", "16M", "0", "poll"}, Shape{"5", "256k", "3", "4k", "1", "poll"},
+                               Shape{"4", "128k", "2", "4k", "0", "block"}, Shape{"3", "64k", "1", "4k", "0", "poll"});
+  CAPTURE(shape.threads, shape.chunk, shape.depth, shape.inline_threshold, shape.odirect, shape.wait);
   ClosedDriver guard;
   ::setenv("HIPFILE_THREADS", shape.threads, 1);
   ::setenv("HIPFILE_CHUNK_SIZE", shape.chunk, 1);
   ::setenv("HIPFILE_STAGING_DEPTH", shape.depth, 1);
   ::setenv("HIPFILE_INLINE_THRESHOLD", shape.inline_threshold, 1);
   ::setenv("HIPFILE_FORCE_ODIRECT", shape.odirect, 1);
-  ::setenv("HIPFILE_BLOCKING_WAIT", shape.blocking, 1);
+  ::setenv("HIPFILE_WAIT", shape.wait, 1);
   const std::size_t n = (5u << 20) + 4097;
   TempFile f(n, 81);
   {
@@ -171,7 +204,7 @@ TEST_CASE("Every engine shape moves the same bytes", "[config]") {
     REQUIRE(hipFileWrite(r.handle, mem.get(), n - 8192, 8192, 0) == static_cast<ssize_t>(n - 8192));
   }
   for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_STAGING_DEPTH",
-                        "HIPFILE_INLINE_THRESHOLD", "HIPFILE_FORCE_ODIRECT", "HIPFILE_BLOCKING_WAIT"})
+                        "HIPFILE_INLINE_THRESHOLD", "HIPFILE_FORCE_ODIRECT", "HIPFILE_WAIT"})
     ::unsetenv(v);
   auto file = read_file(f.path());
   CHECK(std::vector<std::byte>(file.begin(), file.begin() + 8192) == pattern(8192, 81));
