@@ -32,7 +32,7 @@ struct Config {
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
   unsigned map_max_threads = 3;            // mapped path only for engines of at most this many workers
-  WaitMode wait = WaitMode::spin;          // HIPFILE_WAIT: how engine workers wait for their copies
+  WaitMode wait = WaitMode::poll;          // HIPFILE_WAIT: how engine workers wait; bench/RESULTS.md, "Session of 2026-12-02, morning"
   std::size_t first_chunk = 0;             // staged reads start with pieces this small, doubling up to the chunk; 0 = off
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,

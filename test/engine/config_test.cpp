@@ -142,7 +142,7 @@ TEST_CASE("Well-formed environment values are applied", "[config]") {
 }
 
 TEST_CASE("HIPFILE_WAIT chooses how workers wait; HIPFILE_BLOCKING_WAIT is its older spelling of block", "[config]") {
-  CHECK(Config{}.wait == WaitMode::spin);
+  CHECK(Config{}.wait == WaitMode::poll);
   struct Case {
     const char* wait;      // HIPFILE_WAIT, or null
     const char* blocking;  // HIPFILE_BLOCKING_WAIT, or null
@@ -150,7 +150,7 @@ TEST_CASE("HIPFILE_WAIT chooses how workers wait; HIPFILE_BLOCKING_WAIT is its o
   };
   const Case c = GENERATE(Case{"poll", nullptr, WaitMode::poll}, Case{"block", nullptr, WaitMode::block},
                           Case{"spin", "1", WaitMode::spin},  // the new knob wins
-                          Case{nullptr, "1", WaitMode::block}, Case{nullptr, "0", WaitMode::spin});
+                          Case{nullptr, "1", WaitMode::block}, Case{nullptr, "0", WaitMode::poll});
   CAPTURE(c.wait ? c.wait : "(unset)", c.blocking ? c.blocking : "(unset)");
   if (c.wait) ::setenv("HIPFILE_WAIT", c.wait, 1);
   if (c.blocking) ::setenv("HIPFILE_BLOCKING_WAIT", c.blocking, 1);
@@ -167,7 +167,7 @@ TEST_CASE("A malformed HIPFILE_WAIT is refused by name and the default kept", "[
   std::vector<Config::Problem> problems;
   const Config got = Config::from_environment(&problems);
   ::unsetenv("HIPFILE_WAIT");
-  CHECK(got.wait == WaitMode::spin);
+  CHECK(got.wait == WaitMode::poll);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].key == "HIPFILE_WAIT=sleepy");
   CHECK(problems[0].message == "ignoring HIPFILE_WAIT=\"sleepy\": expected spin, poll or block");
