@@ -4,10 +4,6 @@
 // workers, and what the request returns.
 #include "engine/engine.hpp"
 
-#include <sys/uio.h>
-
-#include <cerrno>
-
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -17,6 +13,7 @@
 #include "engine/mapped.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
+#include "sys/page_cache.hpp"
 
 namespace hipfile::engine {
 
@@ -26,15 +23,6 @@ namespace {
 // workers' own preads alone keep too little in flight to match one large pread's readahead.
 constexpr off_t kPrefetchBytes = off_t{128} << 20;
 
-// Whether the byte at `offset` is in the page cache (a non-blocking 1-byte read). Unknown (old
-// kernels, special files) counts as resident: prefetching is then left to the kernel.
-bool resident(int fd, off_t offset) noexcept {
-  char byte;
-  iovec v{&byte, 1};
-  ssize_t n = ::preadv2(fd, &v, 1, offset, RWF_NOWAIT);
-  return !(n < 0 && errno == EAGAIN);
-}
-
 std::size_t inline_chunk(const Config& c) {
   // Requests run on callers' threads are at most inline_threshold: their slots need no more
   // (whole pages, at least one), and never more than a worker's chunk.
@@ -42,14 +30,14 @@ std::size_t inline_chunk(const Config& c) {
   return std::min(wanted, c.chunk_size);
 }
 
-// A cold buffered read (its first byte not in the page cache) asks the disk for its first
-// prefetch window now; Job::prefetch_for keeps the window ahead of the claims.
+// A cold buffered read (sys::read_looks_cold) asks the disk for its first prefetch window now;
+// Job::prefetch_for keeps the window ahead of the claims.
 void prefetch_if_cold(Job& job) noexcept {
   const Request& req = job.req;
-  if (req.dir != Direction::Read || job.mapping || req.file->use_direct || resident(req.file->buffered_fd, req.offset))
-    return;
-  job.prefetch_ahead = std::max<off_t>(1, kPrefetchBytes / job.chunk);
-  const off_t window = job.prefetch_ahead * job.chunk;
+  if (req.dir != Direction::Read || job.mapping || req.file->use_direct) return;
+  const off_t window = std::max<off_t>(1, kPrefetchBytes / job.chunk) * job.chunk;
+  if (!sys::read_looks_cold(req.file->buffered_fd, req.offset, job.end, window)) return;
+  job.prefetch_ahead = window / job.chunk;
   advise(req.file->buffered_fd, req.offset, job.end - req.offset <= window ? job.end : req.offset + window);
 }
 

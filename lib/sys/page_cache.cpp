@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -81,5 +83,20 @@ bool mapping_resident(const void* p, std::size_t length) noexcept {
 }
 
 void ask_mincore_only(bool on) noexcept { mincore_only.store(on, std::memory_order_relaxed); }
+
+bool byte_cached(int fd, off_t offset) noexcept {
+  char byte;
+  iovec v{&byte, 1};
+  const ssize_t n = ::preadv2(fd, &v, 1, offset, RWF_NOWAIT);
+  return !(n < 0 && errno == EAGAIN);
+}
+
+bool read_looks_cold(int fd, off_t offset, off_t end, off_t window) noexcept {
+  if (end <= offset) return false;
+  const off_t probes[] = {offset, std::min(end - 1, offset + window), end - 1};
+  for (off_t at : probes)
+    if (!byte_cached(fd, at)) return true;
+  return false;
+}
 
 }  // namespace hipfile::sys

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Cold buffered reads: when the first byte of a large read is not in the page cache, the engine
-// asks the kernel for a window ahead of its workers (posix_fadvise WILLNEED). The bytes must be
-// exactly the file's, at any offset, up to and past the end of the file.
+// Cold buffered reads: when a large read looks cold (sys::read_looks_cold), the engine asks the
+// kernel for a window ahead of its workers (posix_fadvise WILLNEED). The bytes must be exactly
+// the file's, at any offset, up to and past the end of the file.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "../c_api/helpers.hpp"
+#include "sys/page_cache.hpp"
 
 using namespace hipfile::test;
 
@@ -29,6 +33,42 @@ TEST_CASE("Cold buffered reads through the workers return the file's bytes", "[c
   {
     Registered r(f.path(), O_RDONLY);
     check_padded_read(r.handle, file, c.offset, c.size);
+  }
+  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS"}) ::unsetenv(v);
+}
+
+TEST_CASE("A cold file whose first pages a small read brought in still looks cold", "[cold]") {
+  const std::size_t n = 40 * kMiB;
+  TempFile f(n, 92);
+  if (!make_cold(f.path())) {
+    WARN("the file system keeps its pages; nothing to check");
+    return;
+  }
+  const int fd = ::open(f.path().c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  // What a checkpoint loader does first: read the 8-byte header length, then the header. The
+  // kernel's readahead behind it caches the start of the data too.
+  std::vector<char> header(8192);
+  REQUIRE(::pread(fd, header.data(), header.size(), 0) == static_cast<ssize_t>(header.size()));
+  const off_t data = 8192, window = 8 * kMiB;
+  CHECK(hipfile::sys::byte_cached(fd, data));  // the old test, on the data's first byte, said hot
+  CHECK(hipfile::sys::read_looks_cold(fd, data, static_cast<off_t>(n), window));
+  // Read whole, the file is hot everywhere the probe looks.
+  std::vector<char> all(n);
+  REQUIRE(::pread(fd, all.data(), n, 0) == static_cast<ssize_t>(n));
+  CHECK_FALSE(hipfile::sys::read_looks_cold(fd, data, static_cast<off_t>(n), window));
+  CHECK_FALSE(hipfile::sys::read_looks_cold(fd, data, data, window));  // an empty read never is
+  ::close(fd);
+  // And the engine reads such a file right.
+  ClosedDriver guard;
+  ::setenv("HIPFILE_THREADS", "4", 1);
+  ::setenv("HIPFILE_CHUNK_SIZE", "256k", 1);
+  ::setenv("HIPFILE_MAPPED_READS", "0", 1);
+  REQUIRE(make_cold(f.path()));
+  {
+    Registered r(f.path(), O_RDONLY);
+    REQUIRE(::pread(r.fd, header.data(), header.size(), 0) == static_cast<ssize_t>(header.size()));
+    check_padded_read(r.handle, pattern(n, 92), data, n - static_cast<std::size_t>(data));
   }
   for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS"}) ::unsetenv(v);
 }
