@@ -130,7 +130,7 @@ void setup_world() {
 const char* const kFaultApis[] = {"hipMemcpyAsync", "hipEventSynchronize", "hipStreamSynchronize", "hipHostMalloc",
                                   "hipEventRecord", "hipLaunchHostFunc", "hipStreamWaitValue32", "hipHostRegister",
                                   "hipPointerGetAttributes", "hipMemGetAddressRange", "hipStreamCreateWithFlags",
-                                  "hipPointerGetAttribute"};
+                                  "hipPointerGetAttribute", "hipEventQuery"};
 const hipError_t kFaultErrors[] = {hipErrorUnknown, hipErrorOutOfMemory, hipErrorNotSupported, hipErrorLaunchFailure};
 
 // The state one input builds up, torn down at its end.
