@@ -208,17 +208,7 @@ else
     done
 fi
 
-{
-    printf '['
-    first=1
-    for f in "$tmp"/[0-9]*.json; do
-        [ -e "$f" ] || continue
-        [ $first = 1 ] || printf ','
-        first=0
-        cat "$f"
-    done
-    printf ']\n'
-} > "$out/results.json"
+sh "$here/bench/json_array.sh" "$tmp" > "$out/results.json"
 
 {
     echo "== figures (best of passes; GB/s = 1e9 B/s; ceiling: pinned copy of the same run, all N GPUs at once)"

@@ -126,17 +126,7 @@ figure read-batch $common -s "$small" -b 64k -t 1 -n 3 --random --api batch --ba
 figure verify-read $common -s "$small" -b 16M -t 4 -n 1 --register --verify --baselines none
 figure verify-write $wcommon --create -w -s "$small" -b 16M -t 4 -n 1 --direct --verify --baselines none
 
-{
-    printf '['
-    first=1
-    for f in "$tmp"/[0-9]*.json; do
-        [ -e "$f" ] || continue
-        [ $first = 1 ] || printf ','
-        first=0
-        cat "$f"
-    done
-    printf ']\n'
-} > "$out/results.json"
+sh "$here/bench/json_array.sh" "$tmp" > "$out/results.json"
 
 # One line per figure: hipfile best GB/s, its CPU seconds per GB (median pass) and the best-pass
 # ratios, taken from the JSON.
