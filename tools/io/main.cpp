@@ -162,16 +162,17 @@ int run(int argc, char** argv) {
   const CacheSetup cache{files,
                          o.cache == Cache::Partial ? resident_ranges(workers, o.resident) : std::vector<ByteRange>{},
                          helpers};
+  std::vector<std::uint64_t> ranges;  // per file, what a hot run caches
+  for (std::size_t f = 0; f < files.size(); ++f) ranges.push_back(cached_range(o, workers, f));
   if (o.cache == Cache::Hot)
-    for (std::size_t f = 0; f < files.size(); ++f) load_into_cache(files[f].path(), cached_range(o, workers, f), helpers);
+    for (std::size_t f = 0; f < files.size(); ++f) load_into_cache(files[f].path(), ranges[f], helpers);
   if (o.cache == Cache::Partial) prepare_pass(o, cache);
   if (o.cache != Cache::Cold) {
     // Of all files together, weighted by the bytes each range holds.
     double cached = 0, all = 0;
     for (std::size_t f = 0; f < files.size(); ++f) {
-      const auto range = static_cast<double>(cached_range(o, workers, f));
-      cached += range * resident_fraction(files[f].fd(), cached_range(o, workers, f));
-      all += range;
+      cached += static_cast<double>(ranges[f]) * resident_fraction(files[f].fd(), ranges[f]);
+      all += static_cast<double>(ranges[f]);
     }
     r.page_cache_resident = all > 0 ? cached / all : 0;
   }

@@ -3,8 +3,19 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 
 namespace hipfile::tools::io {
+
+namespace {
+
+// Part `part` of `parts` of `count` requests, by index: [first, last). Consecutive parts are
+// consecutive runs, so the parts of a GPU's consecutive workers make that GPU's part.
+std::pair<std::uint64_t, std::uint64_t> share(std::uint64_t count, std::uint64_t part, std::uint64_t parts) {
+  return {count * part / parts, count * (part + 1) / parts};
+}
+
+}  // namespace
 
 std::vector<Worker> make_plan(const Options& o, const std::vector<int>& devices) {
   std::vector<Request> all;
@@ -31,7 +42,7 @@ std::vector<Worker> make_plan(const Options& o, const std::vector<int>& devices)
     Worker& worker = workers[w];
     worker.slot = w / static_cast<std::size_t>(o.threads);
     worker.device = devices[worker.slot];
-    std::size_t first = all.size() * w / nworkers, last = all.size() * (w + 1) / nworkers;
+    const auto [first, last] = share(all.size(), w, nworkers);
     worker.requests.assign(all.begin() + static_cast<std::ptrdiff_t>(first),
                            all.begin() + static_cast<std::ptrdiff_t>(last));
     for (const Request& r : worker.requests) worker.bytes += r.length;
@@ -52,12 +63,12 @@ std::vector<Worker> make_plan(const Options& o, const std::vector<int>& devices)
 }
 
 std::uint64_t largest_device_part(const Options& o, std::size_t devices) {
-  // make_plan gives worker w the requests [count * w / workers, count * (w + 1) / workers); a
-  // GPU's threads are consecutive workers, so GPU s has [count * s / devices, count * (s + 1) / devices).
+  // make_plan shares the requests out to workers; a GPU's threads are consecutive workers, so
+  // its part is its share of `devices` parts (floor(c * s * t / (d * t)) = floor(c * s / d)).
   const std::uint64_t count = (o.total + o.io_size - 1) / o.io_size;
   std::uint64_t largest = 0;
   for (std::uint64_t s = 0; s < devices; ++s) {
-    const std::uint64_t first = count * s / devices, last = count * (s + 1) / devices;
+    const auto [first, last] = share(count, s, devices);
     largest = std::max(largest, std::min(last * o.io_size, o.total) - std::min(first * o.io_size, o.total));
   }
   return largest;
