@@ -191,6 +191,7 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.boolean("HIPFILE_BLOCKING_WAIT", blocking_wait);
   if (blocking_wait) c.wait = WaitMode::block;
   env.wait_mode("HIPFILE_WAIT", c.wait);
+  env.size("HIPFILE_PREFETCH_WINDOW", c.prefetch_window, 0, std::size_t{1} << 40);
   env.size("HIPFILE_FIRST_CHUNK", c.first_chunk, 0, 1u << 30);
   c.first_chunk = (c.first_chunk + 65535) & ~std::size_t{65535};
   env.size("HIPFILE_MAP_THRESHOLD", c.map_threshold, 0, std::size_t{1} << 50);

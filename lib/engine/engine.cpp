@@ -19,10 +19,6 @@ namespace hipfile::engine {
 
 namespace {
 
-// A cold buffered read keeps this much asked of the disk ahead of the chunks being read: the
-// workers' own preads alone keep too little in flight to match one large pread's readahead.
-constexpr off_t kPrefetchBytes = off_t{128} << 20;
-
 std::size_t inline_chunk(const Config& c) {
   // Requests run on callers' threads are at most inline_threshold: their slots need no more
   // (whole pages, at least one), and never more than a worker's chunk.
@@ -30,12 +26,13 @@ std::size_t inline_chunk(const Config& c) {
   return std::min(wanted, c.chunk_size);
 }
 
-// A cold buffered read (sys::read_looks_cold) asks the disk for its first prefetch window now;
-// Job::prefetch_for keeps the window ahead of the claims.
-void prefetch_if_cold(Job& job) noexcept {
+// A cold buffered read (sys::read_looks_cold) asks the disk for its first prefetch window
+// (HIPFILE_PREFETCH_WINDOW) now; Job::prefetch_for keeps the window ahead of the claims. The
+// workers' own preads alone keep too little in flight to match one large pread's readahead.
+void prefetch_if_cold(Job& job, std::size_t window_bytes) noexcept {
   const Request& req = job.req;
-  if (req.dir != Direction::Read || job.mapping || req.file->use_direct) return;
-  const off_t window = std::max<off_t>(1, kPrefetchBytes / job.chunk) * job.chunk;
+  if (window_bytes == 0 || req.dir != Direction::Read || job.mapping || req.file->use_direct) return;
+  const off_t window = std::max<off_t>(1, static_cast<off_t>(window_bytes) / job.chunk) * job.chunk;
   if (!sys::read_looks_cold(req.file->buffered_fd, req.offset, job.end, window)) return;
   job.prefetch_ahead = window / job.chunk;
   advise(req.file->buffered_fd, req.offset, job.end - req.offset <= window ? job.end : req.offset + window);
@@ -110,7 +107,7 @@ IoResult Engine::execute(const Request& req) {
   FileMapping mapping;  // outlives every participant: execute() waits for them below
   if (!inline_run && maps(req) && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
     job->mapping = &mapping;
-  if (!inline_run) prefetch_if_cold(*job);
+  if (!inline_run) prefetch_if_cold(*job, config_.prefetch_window);
   // Smaller first pieces start the first copies sooner: until then the link idles
   // (HIPFILE_FIRST_CHUNK; issue 12's per-call bubble).
   if (!inline_run && !job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)

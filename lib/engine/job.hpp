@@ -18,6 +18,7 @@
 #include "engine/file_table.hpp"
 #include "engine/request.hpp"
 #include "engine/status.hpp"
+#include "sys/posix.hpp"
 
 namespace hipfile::engine {
 
@@ -29,7 +30,7 @@ inline constexpr std::size_t kAlignSlack = 2 * 4096;
 
 /// Asks the kernel to start reading [begin, end) into the page cache now, without waiting.
 inline void advise(int fd, off_t begin, off_t end) noexcept {
-  if (end > begin) (void)::posix_fadvise(fd, begin, end - begin, POSIX_FADV_WILLNEED);
+  if (end > begin) (void)sys::ops.fadvise(fd, begin, end - begin, POSIX_FADV_WILLNEED);
 }
 
 struct Job {

@@ -13,7 +13,7 @@ namespace hipfile::sys {
 
 namespace {
 int open_path(const char* path, int flags) { return ::open(path, flags); }
-constexpr Ops kDefaultOps{::pread, ::pwrite, ::fdatasync, open_path};
+constexpr Ops kDefaultOps{::pread, ::pwrite, ::fdatasync, open_path, ::posix_fadvise};
 }
 
 Ops ops = kDefaultOps;

@@ -17,6 +17,7 @@ struct Ops {
   ssize_t (*pwrite)(int fd, const void* buf, size_t count, off_t offset);
   int (*fdatasync)(int fd);
   int (*open)(const char* path, int flags);  // reopen through /proc/self/fd (no O_CREAT)
+  int (*fadvise)(int fd, off_t offset, off_t len, int advice);  // cold reads' prefetch window
 };
 
 /// The active system-call table. Tests swap entries and restore them with `reset_ops()`.

@@ -5,8 +5,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <mutex>
+#include <utility>
+#include <vector>
+
 #include "../c_api/helpers.hpp"
 #include "sys/page_cache.hpp"
+#include "sys/posix.hpp"
 
 using namespace hipfile::test;
 
@@ -71,4 +77,82 @@ TEST_CASE("A cold file whose first pages a small read brought in still looks col
     check_padded_read(r.handle, pattern(n, 92), data, n - static_cast<std::size_t>(data));
   }
   for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS"}) ::unsetenv(v);
+}
+
+namespace {
+
+// Every WILLNEED the engine asks for, recorded and passed on to the kernel.
+struct AdviceLog {
+  std::mutex mu;
+  std::vector<std::pair<off_t, off_t>> ranges;  // [offset, end)
+};
+AdviceLog* advice_log = nullptr;
+
+int recording_fadvise(int fd, off_t offset, off_t len, int advice) {
+  if (advice == POSIX_FADV_WILLNEED && advice_log) {
+    std::lock_guard lock(advice_log->mu);
+    advice_log->ranges.emplace_back(offset, offset + len);
+  }
+  return ::posix_fadvise(fd, offset, len, advice);
+}
+
+// Reads [offset, offset + size) of a cold file with HIPFILE_PREFETCH_WINDOW=`window` (unset when
+// null) and returns the ranges advised; the bytes are checked.
+std::vector<std::pair<off_t, off_t>> advised_during_cold_read(const char* window, off_t offset, std::size_t size) {
+  const std::size_t n = 40 * kMiB;
+  TempFile f(n, 93);
+  ClosedDriver guard;
+  ::setenv("HIPFILE_THREADS", "4", 1);
+  ::setenv("HIPFILE_CHUNK_SIZE", "256k", 1);
+  ::setenv("HIPFILE_MAPPED_READS", "0", 1);
+  if (window) ::setenv("HIPFILE_PREFETCH_WINDOW", window, 1);
+  AdviceLog log;
+  advice_log = &log;
+  hipfile::sys::ops.fadvise = recording_fadvise;
+  const bool cold = make_cold(f.path());
+  {
+    Registered r(f.path(), O_RDONLY);
+    check_padded_read(r.handle, pattern(n, 93), offset, size);
+  }
+  hipfile::sys::reset_ops();
+  advice_log = nullptr;
+  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS", "HIPFILE_PREFETCH_WINDOW"})
+    ::unsetenv(v);
+  if (!cold) return {{-1, -1}};  // the file system kept the pages: nothing to say about advice
+  return log.ranges;
+}
+
+}  // namespace
+
+TEST_CASE("HIPFILE_PREFETCH_WINDOW sets how far a cold read asks ahead, and 0 asks nothing", "[cold]") {
+  const off_t offset = 4097;
+  const std::size_t size = 24 * kMiB + 3;
+  const off_t end = offset + static_cast<off_t>(size);
+  SECTION("a 1 MiB window: every piece of the read is asked for, no piece is longer than the window") {
+    auto ranges = advised_during_cold_read("1M", offset, size);
+    if (ranges == std::vector<std::pair<off_t, off_t>>{{-1, -1}}) {
+      WARN("the file system kept the pages; the read was not a cold one");
+      return;
+    }
+    REQUIRE(!ranges.empty());
+    std::sort(ranges.begin(), ranges.end());
+    CHECK(ranges.front().first == offset);
+    off_t covered = offset;
+    for (auto [a, b] : ranges) {
+      CHECK(b - a <= off_t{1} << 20);
+      CHECK(a >= offset);
+      CHECK(b <= end);
+      CHECK(a <= covered);  // no hole between what was asked
+      covered = std::max(covered, b);
+    }
+    CHECK(covered == end);
+  }
+  SECTION("0: the read asks for nothing and still returns the file's bytes") {
+    auto ranges = advised_during_cold_read("0", offset, size);
+    if (ranges == std::vector<std::pair<off_t, off_t>>{{-1, -1}}) {
+      WARN("the file system kept the pages; the read was not a cold one");
+      return;
+    }
+    CHECK(ranges.empty());
+  }
 }

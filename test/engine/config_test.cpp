@@ -129,7 +129,9 @@ TEST_CASE("Well-formed environment values are applied", "[config]") {
   ::setenv("HIPFILE_THREADS", "3", 1);
   ::setenv("HIPFILE_FORCE_ODIRECT", "1", 1);
   ::setenv("HIPFILE_BLOCKING_WAIT", "yes", 1);
+  ::setenv("HIPFILE_PREFETCH_WINDOW", "0", 1);
   Config c = Config::from_environment();
+  ::unsetenv("HIPFILE_PREFETCH_WINDOW");
   ::unsetenv("HIPFILE_CHUNK_SIZE");
   ::unsetenv("HIPFILE_THREADS");
   ::unsetenv("HIPFILE_FORCE_ODIRECT");
@@ -139,6 +141,8 @@ TEST_CASE("Well-formed environment values are applied", "[config]") {
   CHECK(c.effective_threads() == 3);
   CHECK(c.force_odirect);
   CHECK(c.wait == WaitMode::block);
+  CHECK(c.prefetch_window == 0);
+  CHECK(Config{}.prefetch_window == std::size_t{128} << 20);
 }
 
 TEST_CASE("HIPFILE_WAIT chooses how workers wait; HIPFILE_BLOCKING_WAIT is its older spelling of block", "[config]") {
