@@ -212,6 +212,7 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.size("HIPFILE_STATS_LEVEL", stats, 0, 3);
   c.stats_level = static_cast<unsigned>(stats);
   env.path("HIPFILE_STATS_FILE", c.stats_file);
+  env.path("HIPFILE_TRACE_FILE", c.trace_file);
   if (const char* v = engine::env::get("HIPFILE_LOG_LEVEL")) {
     log::Level level;
     if (log::parse(v, level))

@@ -69,6 +69,7 @@ struct Config {
   // Observability.
   unsigned stats_level = 1;     // HIPFILE_STATS_LEVEL: 0 off, 1 counters, 2 + histograms, 3 + per device
   std::string stats_file;       // HIPFILE_STATS_FILE: report written at last close, exit, hipFileStatsWrite
+  std::string trace_file;       // HIPFILE_TRACE_FILE: timeline of staged reads (engine/trace.hpp); empty = off
   int log_level = 1;            // log::Level; WARN
   std::string log_file;         // HIPFILE_LOG_FILE; empty = stderr (or log_dir)
   std::string log_dir;          // HIPFILE_LOG_DIR: log to <dir>/hipfile_<pid>.log when log_file is empty

@@ -10,6 +10,7 @@
 #include "engine/log.hpp"
 #include "engine/profile.hpp"
 #include "engine/stats.hpp"
+#include "engine/trace.hpp"
 #include "fastpath/fastpath.hpp"
 
 namespace hipfile::engine {
@@ -37,6 +38,7 @@ void Driver::open_locked() {
     }
     stats::on_open(c);
     profile::set_enabled(c.nvtx);
+    trace::on_open(c.trace_file);
     if (c.nvtx && std::string_view(profile::backend()) == "none")
       log::once("nvtx-none", log::Level::Info, "ProfileNvtx is on but this build has neither NVTX nor roctx");
     HIPFILE_LOG(Info, "driver open: threads %u, chunk %zu KiB, depth %u, inline up to %zu B, pinned limit %zu KiB",
@@ -116,6 +118,7 @@ void Driver::teardown_locked(Instances& dead) {
   for (auto& r : retired_) dead.push_back(std::move(r));
   retired_.clear();
   stats::on_last_close();
+  (void)trace::write();
   params_.clear();  // cuFile: parameters return to their defaults at the last close
   HIPFILE_LOG(Info, "driver closed");
 }

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <optional>
 
 #include "engine/job.hpp"
 #include "engine/log.hpp"
 #include "engine/mapped.hpp"
+#include "engine/trace.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
 #include "sys/page_cache.hpp"
@@ -95,6 +97,7 @@ Engine::Engine(const Config& config)
 
 IoResult Engine::execute(const Request& req) {
   if (req.size == 0) return {};
+  const std::int64_t begun = trace::on() ? trace::now() : 0;
   const bool inline_run = req.size <= config_.inline_threshold;
   off_t chunk = static_cast<off_t>(inline_chunk_);
   std::ptrdiff_t share = 1;
@@ -104,6 +107,11 @@ IoResult Engine::execute(const Request& req) {
     chunk = parallel_chunk(req.size, share);
   }
   auto job = std::make_shared<Job>(req, chunk);
+  std::optional<trace::Clock> clock;  // outlives every participant, like the mapping below
+  if (begun != 0) {
+    job->trace_id = trace::next_request();
+    if (req.device >= 0) job->trace_clock = &clock.emplace(req.device);
+  }
   FileMapping mapping;  // outlives every participant: execute() waits for them below
   if (!inline_run && maps(req) && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
     job->mapping = &mapping;
@@ -122,6 +130,7 @@ IoResult Engine::execute(const Request& req) {
   }
   // A copy the runtime could not confirm as finished may still read the mapped pages.
   if (job->device_in_doubt) mapping.abandon();
+  if (begun != 0) trace::request(job->trace_id, req.offset, req.size, job->participants, begun, trace::now());
   return result_of(*job);
 }
 

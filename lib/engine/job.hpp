@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "engine/file_table.hpp"
 #include "engine/request.hpp"
 #include "engine/status.hpp"
+#include "engine/trace.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::engine {
@@ -58,6 +60,8 @@ struct Job {
   const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
   off_t prefetch_ahead = 0;        // cold buffered read: chunks advised (WILLNEED) ahead of the claims
   bool one_chunk = false;          // the whole request is one chunk
+  std::uint64_t trace_id = 0;      // the request's number in HIPFILE_TRACE_FILE's trace; 0 untraced
+  const trace::Clock* trace_clock = nullptr;  // traced on a device: its clock at the request's start
 
   std::mutex mu;
   std::condition_variable done_cv;

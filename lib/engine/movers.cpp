@@ -18,6 +18,7 @@
 #include "engine/mapped.hpp"
 #include "engine/staging.hpp"
 #include "engine/stats.hpp"
+#include "engine/trace.hpp"
 #include "gpu/copy.hpp"
 #include "sys/page_cache.hpp"
 #include "sys/posix.hpp"
@@ -152,12 +153,15 @@ void run_host(Job& job, const Config& config) {
 }
 
 bool stage_piece(Job& job, Lane& lane, const Config& config, off_t a, off_t b, off_t unconfirmed, bool track) {
+  trace::ChunkTimes times;
+  if (job.trace_id != 0) times.claimed = trace::now();
   Slot& s = lane.next_slot();
   // Its previous copy must finish before the slot is refilled.
   if (hipError_t e = lane.free_slot(s); e != hipSuccess) {
     job.fail(Status::of_hip(e), unconfirmed);
     return false;
   }
+  if (job.trace_id != 0) times.slot_free = trace::now();
   off_t skew = 0;
   bool direct = false;
   ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew, config.direct_reads_from_cache,
@@ -169,8 +173,15 @@ bool stage_piece(Job& job, Lane& lane, const Config& config, off_t a, off_t b, o
   }
   if (n < b - a) job.short_at(a + n);
   if (n == 0) return true;
+  trace::LaneLog* log = nullptr;
+  if (job.trace_id != 0) {
+    times.read_done = trace::now();
+    log = lane.trace_log();
+    if (log && !log->before_copy()) log = nullptr;
+  }
   hipError_t e = gpu::copy_to_device_async(job.req.mem + (a - job.req.offset), s.host + skew,
                                            static_cast<std::size_t>(n), lane.stream());
+  if (e == hipSuccess && log) log->after_copy(job.trace_id, a, static_cast<std::size_t>(n), times);
   if (e == hipSuccess && track) e = gpu::record_event(s.done, lane.stream());
   if (e != hipSuccess) {
     job.fail(Status::of_hip(e), unconfirmed);
@@ -193,7 +204,11 @@ void run_read(Job& job, Lane& lane, const Config& config) {
     if (first < 0) first = a;
     if (!stage_piece(job, lane, config, a, b, first, track)) break;
   }
-  if (hipError_t e = lane.drain(); e != hipSuccess) job.fail(Status::of_hip(e), first);
+  if (hipError_t e = lane.drain(); e != hipSuccess) {
+    job.fail(Status::of_hip(e), first);
+  } else if (job.trace_id != 0) {
+    if (trace::LaneLog* log = lane.trace_log()) log->flush(job.trace_clock);
+  }
 }
 
 namespace {

@@ -72,6 +72,7 @@ hipError_t Lane::make_slot(Slot& s) noexcept {
 Lane::~Lane() {
   gpu::DeviceGuard guard(device_);
   if (stream_) (void)gpu::sync_stream(stream_);
+  trace_.reset();
   for (Slot& s : slots_) {
     if (s.done) (void)gpu::destroy_event(s.done);
     if (s.raw) (void)gpu::free_pinned(s.raw);
@@ -80,8 +81,23 @@ Lane::~Lane() {
   if (stream_) (void)gpu::destroy_stream(stream_);
 }
 
-hipError_t Lane::wait_for(hipEvent_t event) const noexcept {
-  return wait_ == WaitMode::poll ? gpu::poll_event(event) : gpu::wait_event(event);
+trace::LaneLog* Lane::trace_log() noexcept {
+  if (!trace_) {
+    try {
+      trace_ = std::make_unique<trace::LaneLog>(stream_);
+    } catch (...) {
+      return nullptr;  // no memory: the copy runs untraced
+    }
+  }
+  return trace_.get();
+}
+
+hipError_t Lane::wait_for(hipEvent_t event, bool last) const noexcept {
+  // The last wait of a request ends it: a long sleep there is the caller's, at the end of every
+  // call (bench/RESULTS.md, "the per-call bubble"); the waits for slots overlap other copies.
+  constexpr unsigned kSlotSleepUs = 128, kLastSleepUs = 16;
+  if (wait_ != WaitMode::poll) return gpu::wait_event(event);
+  return gpu::poll_event(event, last ? kLastSleepUs : kSlotSleepUs);
 }
 
 hipError_t Lane::free_slot(Slot& s) noexcept {
@@ -107,7 +123,7 @@ hipError_t Lane::drain() noexcept {
   hipError_t e = hipSuccess;
   if (drained_) {
     e = gpu::record_event(drained_, stream_);
-    if (e == hipSuccess) e = wait_for(drained_);
+    if (e == hipSuccess) e = wait_for(drained_, true);
   } else {
     e = gpu::sync_stream(stream_);
   }

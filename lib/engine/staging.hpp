@@ -16,6 +16,7 @@
 
 #include "engine/config.hpp"
 #include "engine/status.hpp"
+#include "engine/trace.hpp"
 
 namespace hipfile::engine {
 
@@ -55,8 +56,9 @@ class Lane {
   /// Starts the ring at slot `at` (each run of a job starts at the first) and returns where it
   /// stood, for a caller that takes the ring over for a while and then gives it back.
   unsigned restart_ring(unsigned at = 0) noexcept { return std::exchange(next_, at); }
-  /// Waits for `event` (a slot's or the drain's) the way the lane was made to wait.
-  hipError_t wait_for(hipEvent_t event) const noexcept;
+  /// Waits for `event` (a slot's or the drain's) the way the lane was made to wait; `last`: the
+  /// wait that ends the owner's part of a request, polled more closely.
+  hipError_t wait_for(hipEvent_t event, bool last = false) const noexcept;
   /// Waits for the slot's last copy and releases what it used. Returns the first error.
   hipError_t free_slot(Slot& s) noexcept;
   /// Waits for everything queued on the lane and frees every slot.
@@ -65,6 +67,9 @@ class Lane {
   /// the pages they pinned may still be read or written by the device, so none is released or
   /// reused, and the lane's memory is never freed (the owner leaks it; see release_lane).
   bool poisoned() const noexcept { return poisoned_; }
+  /// The lane's copies as HIPFILE_TRACE_FILE records them, made at the first traced copy (on
+  /// the idle stream); null when it could not be made.
+  trace::LaneLog* trace_log() noexcept;
 
  private:
   Lane() = default;
@@ -83,6 +88,7 @@ class Lane {
   hipEvent_t drained_ = nullptr;  // lanes that do not spin: recorded and waited on by drain()
   WaitMode wait_ = WaitMode::spin;
   bool poisoned_ = false;
+  std::unique_ptr<trace::LaneLog> trace_;
 };
 
 /// Destroys a lane, or leaks it when poisoned: its memory may still be in use by the device.

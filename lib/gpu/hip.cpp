@@ -87,12 +87,12 @@ hipError_t query_pointer(const void* ptr, PointerInfo& out) noexcept {
   return hipSuccess;
 }
 
-hipError_t poll_event(hipEvent_t event) noexcept {
+hipError_t poll_event(hipEvent_t event, unsigned longest_sleep_us) noexcept {
   constexpr int kQuickAsks = 8;  // a copy about to finish is answered without a sleep
-  constexpr auto kFirstSleep = std::chrono::microseconds(8), kLongestSleep = std::chrono::microseconds(128);
+  const auto longest = std::chrono::microseconds(std::max(1u, longest_sleep_us));
   for (int i = 0; i < kQuickAsks; ++i)
     if (hipError_t e = hipEventQuery(event); e != hipErrorNotReady) return e;
-  for (auto sleep = kFirstSleep;; sleep = std::min(2 * sleep, kLongestSleep)) {
+  for (auto sleep = std::min(longest, std::chrono::microseconds(8));; sleep = std::min(2 * sleep, longest)) {
     std::this_thread::sleep_for(sleep);
     if (hipError_t e = hipEventQuery(event); e != hipErrorNotReady) return e;
   }

@@ -69,9 +69,9 @@ class DeviceGuard {
 hipError_t sync_null_stream(int device) noexcept;
 
 /// Waits for `event` by asking the runtime whether it has completed: a few times at once, then
-/// between sleeps that double up to a cap. It holds a core only while asking; the wait ends
-/// at most one sleep (plus the thread's timer slack) after the event. Errors are HIP's.
-hipError_t poll_event(hipEvent_t event) noexcept;
+/// between sleeps that double up to `longest_sleep_us`. It holds a core only while asking; the
+/// wait ends at most one sleep (plus the thread's timer slack) after the event. Errors are HIP's.
+hipError_t poll_event(hipEvent_t event, unsigned longest_sleep_us = 128) noexcept;
 
 /// Runs `fn(data)` on the host when `stream` reaches this point (hipLaunchHostFunc; ROCm 5's
 /// runtime library lacks it, so there it is a stream callback).
