@@ -3,7 +3,8 @@
 # The figures of record, in one call on the GPU machine (see bench/RESULTS.md):
 #   bench/run.sh OUTDIR
 # writes OUTDIR/results.json (every hipfile-io run's JSON, in an array), OUTDIR/summary.txt
-# (each run's table, then one line per figure) and OUTDIR/check.txt (hipfile-check).
+# (each run's table, then one line per figure), OUTDIR/check.txt (hipfile-check) and
+# OUTDIR/timeline.txt (bench/timeline.py on a traced read: where a 1 GiB call idles the link).
 # It configures and builds $BUILD (default build-gpu, platform=nvidia, release) when the tools
 # are missing. The whole set stays near 5 minutes so it fits a 10-minute device command:
 # each measurement is 2-3 passes, best and median reported.
@@ -91,6 +92,13 @@ for t in 1 2 3 4 8 16; do
 done
 # 3. What the host can feed: raw parallel pread at 16 threads into pinned memory (hipFile with
 #    16 calling threads alongside), and pread and DMA at once (bench/contention).
+# Where a 1 GiB call leaves the link idle (HIPFILE_TRACE_FILE; the trace's events cost a few
+# percent, so this run is not a figure).
+if command -v python3 > /dev/null; then
+    HIPFILE_TRACE_FILE=$tmp/trace.csv "$io" $common -s "$size" -b 1G -t 1 -n 2 --baselines none > /dev/null 2>&1 &&
+        python3 "$here/bench/timeline.py" "$tmp/trace.csv" --min-size 1073741824 > "$out/timeline.txt" 2>&1
+    { echo "== timeline of 1 GiB calls (HIPFILE_TRACE_FILE, bench/timeline.py)"; cat "$out/timeline.txt"; echo; } >> "$summary"
+fi
 figure read-hot-16-callers $common -s "$size" -b 64M -t 16 -n 3 --baselines raw,copy
 if [ -x "$build/bench/contention" ]; then
     for t in 4 8 16; do "$build/bench/contention" "$read_file" "$t" 4 1.0; done > "$out/contention.txt" 2>&1
