@@ -204,11 +204,11 @@ void run_read(Job& job, Lane& lane, const Config& config) {
     if (first < 0) first = a;
     if (!stage_piece(job, lane, config, a, b, first, track)) break;
   }
-  if (hipError_t e = lane.drain(); e != hipSuccess) {
-    job.fail(Status::of_hip(e), first);
-  } else if (job.trace_id != 0) {
-    if (trace::LaneLog* log = lane.trace_log()) log->flush(job.trace_clock);
-  }
+  const hipError_t drained = lane.drain();
+  if (drained != hipSuccess) job.fail(Status::of_hip(drained), first);
+  // The traced copies' lines, untimed when the lane could not confirm that they finished.
+  if (job.trace_id != 0)
+    if (trace::LaneLog* log = lane.trace_log()) log->flush(drained == hipSuccess ? job.trace_clock : nullptr);
 }
 
 namespace {

@@ -78,7 +78,8 @@ class LaneLog {
   bool before_copy() noexcept;
   /// Records the event after the copy just queued and keeps what the line needs.
   void after_copy(std::uint64_t request, off_t offset, std::size_t bytes, const ChunkTimes& t) noexcept;
-  /// The stream is idle: every kept copy becomes a line of the trace, its times read on `clock`.
+  /// The stream is idle: every kept copy becomes a line of the trace, its times read on `clock`
+  /// (null: the lane could not confirm the copies finished, and their GPU times are written as 0).
   void flush(const Clock* clock) noexcept;
 
  private:
