@@ -4,6 +4,8 @@
 # documented keys. Small sizes: this is a correctness test, not a measurement.
 # usage: io_verify.sh HIPFILE_IO JSON_CHECK WORKDIR
 set -eu
+# Each command is echoed (to stderr, in the test log), so that a failing check names itself.
+set -x
 io=$1
 json_check=$2
 dir=$3/io-verify.$$
@@ -17,7 +19,7 @@ run() {
     "$io" $common "$@" --json "$dir/out.json" > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
     "$json_check" "$dir/out.json" tool config.op config.mem results.hipfile.gbps_best results.hipfile.gbps_median \
         verify status
-    grep -q '^verify: passed' "$dir/out.txt"
+    grep -q '^verify: passed' "$dir/out.txt" || { echo "verify did not pass:"; cat "$dir/out.txt"; exit 1; }
 }
 
 for mem in device pinned pageable; do
