@@ -67,8 +67,8 @@ class Lane {
   /// the pages they pinned may still be read or written by the device, so none is released or
   /// reused, and the lane's memory is never freed (the owner leaks it; see release_lane).
   bool poisoned() const noexcept { return poisoned_; }
-  /// The lane's copies as HIPFILE_TRACE_FILE records them, made at the first traced copy (on
-  /// the idle stream); null when it could not be made.
+  /// The lane's copies as HIPFILE_TRACE_FILE records them, made at the first traced copy; null
+  /// when it could not be made.
   trace::LaneLog* trace_log() noexcept;
 
  private:

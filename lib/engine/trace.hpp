@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// A timeline of the staged reads that run on the workers (HIPFILE_TRACE_FILE, off by default; a
-// diagnostic): each request's start and end on the caller's thread, and each chunk's claim, free
-// slot, finished read and queued copy on the worker's, with the copy's start and end on the GPU
-// taken from timing events around it. It is CSV, written at the last close or at exit;
-// bench/timeline.py reads it and says where the link idles at a call's start and end (issue 12's
-// per-call bubble). Off, a trace point costs one relaxed load and a branch.
+// A timeline of the staged reads (HIPFILE_TRACE_FILE, off by default; a diagnostic), on the
+// workers or the caller's thread: each request's start and end on the caller's thread, and each
+// chunk's claim, free slot, finished read and queued copy on the thread that moved it, with the
+// copy's start and end on the GPU taken from timing events around it. It is CSV, written at the
+// last close or at exit; bench/timeline.py reads it and says where the link idles at a call's
+// start and end (issue 12's per-call bubble). Off, a trace point costs one relaxed load and a branch.
 #pragma once
 
 #include <hip/hip_runtime_api.h>
