@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include "engine/log.hpp"
@@ -110,15 +111,38 @@ void request(std::uint64_t id, off_t offset, std::size_t size, int participants,
   add(line);
 }
 
+namespace {
+
+// The trace's stream on `device` (current), made at its first traced request; null when it cannot
+// be made. Never destroyed: the runtime may be gone when the process exits.
+hipStream_t clock_stream(int device) noexcept {
+  static auto* mu = new std::mutex;
+  static auto* streams = new std::map<int, hipStream_t>;
+  std::lock_guard lock(*mu);
+  try {
+    hipStream_t& s = (*streams)[device];
+    if (s == nullptr && gpu::create_stream(s, false) != hipSuccess) {
+      gpu::clear_last_error();
+      s = nullptr;
+    }
+    return s;
+  } catch (...) {
+    return nullptr;  // no memory for the entry
+  }
+}
+
+}  // namespace
+
 Clock::Clock(int device) noexcept {
   gpu::DeviceGuard guard(device);
-  if (guard.status() != hipSuccess || hipEventCreate(&reference_) != hipSuccess) {
+  hipStream_t stream = guard.status() == hipSuccess ? clock_stream(device) : nullptr;
+  if (stream == nullptr || hipEventCreate(&reference_) != hipSuccess) {
     gpu::clear_last_error();
     reference_ = nullptr;
     return;
   }
   const std::int64_t asked = now();
-  if (gpu::record_event(reference_, nullptr) != hipSuccess || gpu::wait_event(reference_) != hipSuccess) {
+  if (gpu::record_event(reference_, stream) != hipSuccess || gpu::wait_event(reference_) != hipSuccess) {
     gpu::clear_last_error();
     return;
   }

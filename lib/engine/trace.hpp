@@ -47,9 +47,10 @@ struct ChunkTimes {
 };
 
 /// A device's clock tied to the host's at the start of a traced request: an event recorded on
-/// the NULL stream (which the engine's non-blocking streams do not wait for) and waited for, at
-/// the middle of that round trip. Every lane of the request reads its copies' times against it,
-/// so they share one error (half the round trip) instead of each having its own.
+/// the trace's own non-blocking stream of that device (idle, and waiting for no other stream, so
+/// that the request never waits on the application's work) and waited for, at the middle of that
+/// round trip. Every lane of the request reads its copies' times against it, so they share one
+/// error (half the round trip) instead of each having its own.
 class Clock {
  public:
   explicit Clock(int device) noexcept;
