@@ -36,10 +36,16 @@ bool make_cold(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   (void)::fdatasync(fd);
-  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  char byte;
-  iovec v{&byte, 1};
-  const bool cold = ::preadv2(fd, &v, 1, 0, RWF_NOWAIT) < 0 && errno == EAGAIN;
+  // Pages read a moment ago may still sit in another CPU's LRU batch, where DONTNEED cannot drop
+  // them (seen once in CI on a loaded 2-core machine): ask again for a little while.
+  bool cold = false;
+  for (int attempt = 0; attempt < 20 && !cold; ++attempt) {
+    if (attempt > 0) ::usleep(10000);
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    char byte;
+    iovec v{&byte, 1};
+    cold = ::preadv2(fd, &v, 1, 0, RWF_NOWAIT) < 0 && errno == EAGAIN;
+  }
   ::close(fd);
   return cold;
 }
