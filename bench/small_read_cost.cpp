@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// Where a small hipFileRead's time goes (issue 12, deliverable 4): one 4 KiB read from a hot
+// file into device memory, by hand and through the library, and the pieces either is made of,
+// each timed alone. The variants take turns in rounds, so a drifting machine moves all alike.
+// Usage: small_read_cost FILE [READS_PER_ROUND] [ROUNDS] [SIZE]
+//   FILE is read at random SIZE-aligned offsets (default 4096) within its first 256 MiB,
+//   which should be in the page cache (the program reads it once first).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <hip/hip_runtime_api.h>
+#include <hipfile/hipfile.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "check_hip.hpp"
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Setup {
+  int fd = -1;
+  std::size_t size = 4096;
+  std::size_t span = 0;  // bytes of the file the offsets fall in
+  void* pinned = nullptr;
+  void* dev = nullptr;       // unregistered
+  void* dev_reg = nullptr;   // registered with hipFileBufRegister
+  hipStream_t stream = nullptr;  // blocking, like the library's lane for sync requests
+  hipFileHandle_t fh = nullptr;
+  std::vector<off_t> offsets;
+};
+
+off_t offset_of(const Setup& s, std::size_t i) { return s.offsets[i % s.offsets.size()]; }
+
+void need_pread(const Setup& s, std::size_t i) {
+  if (::pread(s.fd, s.pinned, s.size, offset_of(s, i)) != static_cast<ssize_t>(s.size)) {
+    std::perror("pread");
+    std::exit(1);
+  }
+}
+
+void need_read(const Setup& s, void* dev, std::size_t i) {
+  const ssize_t n = hipFileRead(s.fh, dev, s.size, offset_of(s, i), 0);
+  if (n != static_cast<ssize_t>(s.size)) {
+    std::fprintf(stderr, "hipFileRead returned %zd\n", n);
+    std::exit(1);
+  }
+}
+
+void copy_sync(const Setup& s) { CHECK_HIP(hipMemcpy(s.dev, s.pinned, s.size, hipMemcpyHostToDevice)); }
+
+void copy_on_stream(const Setup& s) {
+  CHECK_HIP(hipMemcpyAsync(s.dev, s.pinned, s.size, hipMemcpyHostToDevice, s.stream));
+  CHECK_HIP(hipStreamSynchronize(s.stream));
+}
+
+struct Variant {
+  const char* name;
+  std::function<void(const Setup&, std::size_t)> once;
+  std::vector<double> ns;  // per call, one entry per round
+};
+
+std::vector<Variant> variants() {
+  return {
+      {"pread alone (into pinned)", [](const Setup& s, std::size_t i) { need_pread(s, i); }, {}},
+      {"hipMemcpy alone (pinned to device)", [](const Setup& s, std::size_t) { copy_sync(s); }, {}},
+      {"hipMemcpyAsync + hipStreamSynchronize", [](const Setup& s, std::size_t) { copy_on_stream(s); }, {}},
+      {"hipPointerGetAttribute(BUFFER_ID)",
+       [](const Setup& s, std::size_t) {
+         unsigned long long id = 0;
+         CHECK_HIP(hipPointerGetAttribute(&id, HIP_POINTER_ATTRIBUTE_BUFFER_ID, s.dev));
+       },
+       {}},
+      {"hipPointerGetAttributes",
+       [](const Setup& s, std::size_t) {
+         hipPointerAttribute_t a{};
+         CHECK_HIP(hipPointerGetAttributes(&a, s.dev));
+       },
+       {}},
+      {"hipGetDevice", [](const Setup&, std::size_t) { int d = 0; CHECK_HIP(hipGetDevice(&d)); }, {}},
+      {"by hand: pread + hipMemcpy",
+       [](const Setup& s, std::size_t i) {
+         need_pread(s, i);
+         copy_sync(s);
+       },
+       {}},
+      {"by hand on a stream: pread + async + sync",
+       [](const Setup& s, std::size_t i) {
+         need_pread(s, i);
+         copy_on_stream(s);
+       },
+       {}},
+      {"hipFileRead, registered buffer", [](const Setup& s, std::size_t i) { need_read(s, s.dev_reg, i); }, {}},
+      {"hipFileRead, unregistered buffer", [](const Setup& s, std::size_t i) { need_read(s, s.dev, i); }, {}},
+  };
+}
+
+double ns_per_call(const Setup& s, const Variant& v, std::size_t reads) {
+  const auto t0 = Clock::now();
+  for (std::size_t i = 0; i < reads; ++i) v.once(s, i);
+  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / static_cast<double>(reads);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+Setup open_setup(const char* path, std::size_t size) {
+  Setup s;
+  s.size = size;
+  s.fd = ::open(path, O_RDONLY);
+  if (s.fd < 0) {
+    std::perror(path);
+    std::exit(1);
+  }
+  const off_t end = ::lseek(s.fd, 0, SEEK_END);
+  s.span = static_cast<std::size_t>(std::min<off_t>(end, off_t{256} << 20)) / size * size;
+  if (s.span < size) {
+    std::fprintf(stderr, "%s: smaller than one read\n", path);
+    std::exit(1);
+  }
+  std::vector<char> warm(1 << 20);
+  for (off_t at = 0; at < static_cast<off_t>(s.span); at += static_cast<off_t>(warm.size()))
+    if (::pread(s.fd, warm.data(), warm.size(), at) < 0) std::exit(1);
+  std::uint64_t x = 88172645463325252ull;  // xorshift: the same offsets every run
+  for (int i = 0; i < 65536; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    s.offsets.push_back(static_cast<off_t>(x % (s.span / size) * size));
+  }
+  CHECK_HIP(hipHostMalloc(&s.pinned, size, 0));
+  CHECK_HIP(hipMalloc(&s.dev, size));
+  CHECK_HIP(hipMalloc(&s.dev_reg, size));
+  CHECK_HIP(hipStreamCreate(&s.stream));
+  if (hipFileDriverOpen().err != hipFileSuccess || hipFileBufRegister(s.dev_reg, size, 0).err != hipFileSuccess) {
+    std::fprintf(stderr, "hipFileDriverOpen / hipFileBufRegister failed\n");
+    std::exit(1);
+  }
+  hipFileDescr_t d{};
+  d.type = hipFileHandleTypeOpaqueFD;
+  d.handle.fd = s.fd;
+  if (hipFileHandleRegister(&s.fh, &d).err != hipFileSuccess) {
+    std::fprintf(stderr, "%s: hipFileHandleRegister failed\n", path);
+    std::exit(1);
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s FILE [READS_PER_ROUND] [ROUNDS] [SIZE]\n", argv[0]);
+    return 2;
+  }
+  const std::size_t reads = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20000;
+  const int rounds = argc > 3 ? std::atoi(argv[3]) : 7;
+  const std::size_t size = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 4096;
+  Setup s = open_setup(argv[1], size);
+  std::vector<Variant> vs = variants();
+  for (Variant& v : vs) (void)ns_per_call(s, v, reads / 10 + 1);  // warm: lanes, caches
+  for (int r = 0; r < rounds; ++r)
+    for (Variant& v : vs) v.ns.push_back(ns_per_call(s, v, reads));
+  std::printf("%zu-byte reads, %zu per round, %d rounds (ns per call)\n\n", size, reads, rounds);
+  std::printf("| step | median | best |\n| --- | --- | --- |\n");
+  for (const Variant& v : vs)
+    std::printf("| %s | %.0f | %.0f |\n", v.name, median(v.ns), *std::min_element(v.ns.begin(), v.ns.end()));
+  const double hand = median(vs[6].ns), reg = median(vs[8].ns), unreg = median(vs[9].ns);
+  std::printf("\nby hand / hipFileRead (medians): registered %.3fx, unregistered %.3fx\n", hand / reg, hand / unreg);
+  (void)hipFileHandleDeregister(s.fh);
+  (void)hipFileBufDeregister(s.dev_reg);
+  (void)hipFileDriverClose();
+  return 0;
+}
