@@ -29,7 +29,6 @@ namespace {
 struct Setup {
   int fd = -1;
   std::size_t size = 4096;
-  std::size_t span = 0;  // bytes of the file the offsets fall in
   void* pinned = nullptr;
   void* dev = nullptr;       // unregistered
   void* dev_reg = nullptr;   // registered with hipFileBufRegister
@@ -114,6 +113,13 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+double median_of(const std::vector<Variant>& vs, const std::string& name) {
+  for (const Variant& v : vs)
+    if (name == v.name) return median(v.ns);
+  std::fprintf(stderr, "no variant named '%s'\n", name.c_str());
+  std::exit(1);
+}
+
 Setup open_setup(const char* path, std::size_t size) {
   Setup s;
   s.size = size;
@@ -123,18 +129,18 @@ Setup open_setup(const char* path, std::size_t size) {
     std::exit(1);
   }
   const off_t end = ::lseek(s.fd, 0, SEEK_END);
-  s.span = static_cast<std::size_t>(std::min<off_t>(end, off_t{256} << 20)) / size * size;
-  if (s.span < size) {
+  const std::size_t span = static_cast<std::size_t>(std::min<off_t>(end, off_t{256} << 20)) / size * size;
+  if (span < size) {
     std::fprintf(stderr, "%s: smaller than one read\n", path);
     std::exit(1);
   }
   std::vector<char> warm(1 << 20);
-  for (off_t at = 0; at < static_cast<off_t>(s.span); at += static_cast<off_t>(warm.size()))
+  for (off_t at = 0; at < static_cast<off_t>(span); at += static_cast<off_t>(warm.size()))
     if (::pread(s.fd, warm.data(), warm.size(), at) < 0) std::exit(1);
   std::uint64_t x = 88172645463325252ull;  // xorshift: the same offsets every run
   for (int i = 0; i < 65536; ++i) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    s.offsets.push_back(static_cast<off_t>(x % (s.span / size) * size));
+    s.offsets.push_back(static_cast<off_t>(x % (span / size) * size));
   }
   CHECK_HIP(hipHostMalloc(&s.pinned, size, 0));
   CHECK_HIP(hipMalloc(&s.dev, size));
@@ -173,7 +179,9 @@ int main(int argc, char** argv) {
   std::printf("| step | median | best |\n| --- | --- | --- |\n");
   for (const Variant& v : vs)
     std::printf("| %s | %.0f | %.0f |\n", v.name, median(v.ns), *std::min_element(v.ns.begin(), v.ns.end()));
-  const double hand = median(vs[6].ns), reg = median(vs[8].ns), unreg = median(vs[9].ns);
+  const double hand = median_of(vs, "by hand: pread + hipMemcpy");
+  const double reg = median_of(vs, "hipFileRead, registered buffer");
+  const double unreg = median_of(vs, "hipFileRead, unregistered buffer");
   std::printf("\nby hand / hipFileRead (medians): registered %.3fx, unregistered %.3fx\n", hand / reg, hand / unreg);
   (void)hipFileHandleDeregister(s.fh);
   (void)hipFileBufDeregister(s.dev_reg);
