@@ -41,11 +41,11 @@ void prefetch_if_cold(Job& job, std::size_t window_bytes) noexcept {
 }
 
 // POSIX's convention: a request that moved a contiguous prefix before failing returns that
-// prefix; only one that moved nothing returns the error.
-IoResult result_of(Job& job) {
+// prefix; only one that moved nothing returns the error. Read by the only thread that moved the
+// job, or under job.mu (result_of).
+IoResult outcome(const Job& job) {
   IoResult result;
   const Request& req = job.req;
-  std::lock_guard lock(job.mu);
   const off_t moved = job.moved_end() - req.offset;
   if (!job.error.ok() && moved == 0) {
     result.status = job.error;
@@ -59,6 +59,12 @@ IoResult result_of(Job& job) {
   return result;
 }
 
+// The outcome of a job its workers have finished.
+IoResult result_of(Job& job) {
+  std::lock_guard lock(job.mu);
+  return outcome(job);
+}
+
 }  // namespace
 
 Config shape_engine(Config c) {
@@ -66,19 +72,24 @@ Config shape_engine(Config c) {
   int ndev = 0;
   if (gpu::device_count(ndev) != hipSuccess || ndev < 1) ndev = 1;
   unsigned threads = c.effective_threads();
-  // Per device: each worker's lane, and as many lanes again in each pool for callers' threads.
+  // Callers' threads are not the workers: with automatic workers, each pool has a lane per core
+  // (up to 16) for the small requests run on them; set workers set the lanes too.
+  unsigned lanes = std::max(threads, c.effective_caller_lanes());
+  // Per device: each worker's lane, and `lanes` in each pool for callers' threads.
   auto need = [&] {
     const std::size_t lane = c.chunk_size + kAlignSlack, inline_lane = inline_chunk(c) + kAlignSlack;
-    return static_cast<std::size_t>(threads) * c.staging_depth * (lane + 2 * inline_lane) * static_cast<std::size_t>(ndev);
+    return (static_cast<std::size_t>(threads) * lane + static_cast<std::size_t>(lanes) * 2 * inline_lane) *
+           c.staging_depth * static_cast<std::size_t>(ndev);
   };
   const Config asked = c;
   const unsigned asked_threads = threads;
-  while (need() > c.pinned_limit && threads > 1) --threads;
+  while (need() > c.pinned_limit && lanes > threads) --lanes;
+  while (need() > c.pinned_limit && threads > 1) lanes = --threads;
   while (need() > c.pinned_limit && c.chunk_size > (64u << 10))
     c.chunk_size = std::max<std::size_t>(64u << 10, (c.chunk_size / 2 + 4095) & ~std::size_t{4095});
   while (need() > c.pinned_limit && c.staging_depth > 1) --c.staging_depth;
   c.threads = threads;
-  c.inline_lanes = threads;
+  c.inline_lanes = lanes;
   if (threads != asked_threads || c.chunk_size != asked.chunk_size || c.staging_depth != asked.staging_depth)
     HIPFILE_LOG(Info, "pinned memory limit %zu KiB: engine uses %u threads, %zu KiB chunks, depth %u (asked %u, %zu KiB, %u)",
                 c.pinned_limit >> 10, threads, c.chunk_size >> 10, c.staging_depth, asked_threads,
@@ -97,33 +108,43 @@ Engine::Engine(const Config& config)
 
 IoResult Engine::execute(const Request& req) {
   if (req.size == 0) return {};
+  return req.size <= config_.inline_threshold ? execute_inline(req) : execute_parallel(req);
+}
+
+// On the caller's thread, with a Job of its own: no allocation, no worker, no mapping (the
+// per-call cost of a 4 KiB read is mostly such bookkeeping; bench/RESULTS.md, "The per-call
+// path").
+IoResult Engine::execute_inline(const Request& req) {
   const std::int64_t begun = trace::on() ? trace::now() : 0;
-  const bool inline_run = req.size <= config_.inline_threshold;
-  off_t chunk = static_cast<off_t>(inline_chunk_);
-  std::ptrdiff_t share = 1;
-  if (!inline_run) {
-    std::call_once(started_, [this] { start_workers(); });
-    share = fair_share();
-    chunk = parallel_chunk(req.size, share);
+  Job job(req, static_cast<off_t>(inline_chunk_));
+  std::optional<trace::Clock> clock;
+  if (begun != 0) {
+    job.trace_id = trace::next_request();
+    if (req.device >= 0) job.trace_clock = &clock.emplace(req.device);
   }
-  auto job = std::make_shared<Job>(req, chunk);
+  run_inline(job);
+  if (begun != 0) trace::request(job.trace_id, req.offset, req.size, job.participants, begun, trace::now());
+  return outcome(job);  // this thread alone moved it
+}
+
+IoResult Engine::execute_parallel(const Request& req) {
+  const std::int64_t begun = trace::on() ? trace::now() : 0;
+  std::call_once(started_, [this] { start_workers(); });
+  const std::ptrdiff_t share = fair_share();
+  auto job = std::make_shared<Job>(req, parallel_chunk(req.size, share));
   std::optional<trace::Clock> clock;  // outlives every participant, like the mapping below
   if (begun != 0) {
     job->trace_id = trace::next_request();
     if (req.device >= 0) job->trace_clock = &clock.emplace(req.device);
   }
-  FileMapping mapping;  // outlives every participant: execute() waits for them below
-  if (!inline_run && maps(req) && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
-    job->mapping = &mapping;
-  if (!inline_run) prefetch_if_cold(*job, config_.prefetch_window);
+  FileMapping mapping;  // outlives every participant: run_on_workers waits for them
+  if (maps(req) && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end)) job->mapping = &mapping;
+  prefetch_if_cold(*job, config_.prefetch_window);
   // Smaller first pieces start the first copies sooner: until then the link idles
   // (HIPFILE_FIRST_CHUNK; issue 12's per-call bubble).
-  if (!inline_run && !job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
+  if (!job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
     job->ramp_up(static_cast<off_t>(config_.first_chunk), static_cast<int>(share));
-
-  if (inline_run) {
-    run_inline(*job);
-  } else if (Status st = run_on_workers(job, share); !st.ok()) {
+  if (Status st = run_on_workers(job, share); !st.ok()) {
     IoResult result;
     result.status = st;
     return result;

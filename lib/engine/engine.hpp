@@ -58,6 +58,8 @@ class Engine {
   };
 
   // engine.cpp: how a request is run.
+  IoResult execute_inline(const Request& req);
+  IoResult execute_parallel(const Request& req);
   bool maps(const Request& req) const noexcept;
   void run_inline(Job& job);
   Status run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t share);

@@ -3,30 +3,31 @@
 // deregistering while I/O is in flight is safe, and later I/O finds the object gone.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
+#include <atomic>
+#include <memory>
 
 namespace hipfile::engine {
 
+/// Every request enters and leaves at least one of these, so both are a single atomic step
+/// (a mutex and a condition variable here cost more than the rest of a 4 KiB read's
+/// bookkeeping; bench/RESULTS.md, "The per-call path"). Deregistration, which is rare, waits.
+/// Entries happen under the owning table's shared lock while the object is in the table; the
+/// remover takes it out under the exclusive lock first, so once wait_idle starts the count can
+/// only fall.
 class InFlight {
  public:
-  void enter() noexcept {
-    std::lock_guard lock(mu_);
-    ++count_;
-  }
+  void enter() noexcept { count_.fetch_add(1, std::memory_order_relaxed); }
   void leave() noexcept {
-    std::lock_guard lock(mu_);
-    if (--count_ == 0) idle_.notify_all();
+    // Release: the I/O's effects are visible to the deregistration that sees the count fall.
+    if (count_.fetch_sub(1, std::memory_order_release) == 1) count_.notify_all();
   }
-  void wait_idle() noexcept {
-    std::unique_lock lock(mu_);
-    idle_.wait(lock, [&] { return count_ == 0; });
+  void wait_idle() const noexcept {
+    for (long now = count_.load(std::memory_order_acquire); now != 0; now = count_.load(std::memory_order_acquire))
+      count_.wait(now, std::memory_order_acquire);
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable idle_;
-  long count_ = 0;
+  std::atomic<long> count_{0};
 };
 
 /// A counted reference to a registered object; the registration cannot finish going away

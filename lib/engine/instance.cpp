@@ -32,7 +32,11 @@ Instance::Instance(Config asked, const Instance& before)
 
 Engine& Instance::engine() {
   EngineCell& cell = *engine_;
-  std::call_once(cell.started, [&] { cell.engine = std::make_unique<Engine>(in_force_); });
+  if (Engine* built = cell.ready.load(std::memory_order_acquire)) return *built;
+  std::call_once(cell.started, [&] {
+    cell.engine = std::make_unique<Engine>(in_force_);
+    cell.ready.store(cell.engine.get(), std::memory_order_release);
+  });
   return *cell.engine;
 }
 

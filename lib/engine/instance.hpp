@@ -9,6 +9,7 @@
 // engine's lanes freeing pinned memory could wait on the device).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -49,9 +50,12 @@ class Instance {
 
  private:
   // The engine and its start, shared by the instances of one engine shape.
+  // `ready` is the built engine, published once: every request asks for it, and std::call_once
+  // costs a mutex round trip per call where an acquire load suffices.
   struct EngineCell {
     std::once_flag started;
     std::unique_ptr<Engine> engine;
+    std::atomic<Engine*> ready{nullptr};
   };
 
   struct ExecutorCell {

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -185,15 +186,18 @@ std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
   {
     std::unique_lock lock(mu_);
     for (;;) {
-      for (auto it = free_.begin(); it != free_.end(); ++it) {
+      // Newest first: the lane this thread returned last is the likeliest still in cache.
+      for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
         if ((*it)->device() == device) {
           std::unique_ptr<Lane> lane = std::move(*it);
-          free_.erase(it);
+          free_.erase(std::next(it).base());
           return lane;
         }
       }
       if (lanes_[device] < max_lanes_) break;
+      ++waiting_;
       returned_.wait(lock);
+      --waiting_;
     }
     ++lanes_[device];  // counted before it exists, so that racing callers stay under the cap
   }
@@ -201,7 +205,7 @@ std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
   if (!lane) {
     std::lock_guard lock(mu_);
     --lanes_[device];
-    returned_.notify_all();
+    if (waiting_ > 0) returned_.notify_all();
   }
   return lane;
 }
@@ -217,7 +221,7 @@ void LanePool::release(std::unique_ptr<Lane> lane) {
   } else {
     free_.push_back(std::move(lane));
   }
-  returned_.notify_all();
+  if (waiting_ > 0) returned_.notify_all();
 }
 
 void LanePool::clear() {

@@ -109,7 +109,8 @@ class LanePool {
  private:
   std::mutex mu_;
   std::condition_variable returned_;
-  std::vector<std::unique_ptr<Lane>> free_;
+  unsigned waiting_ = 0;  // callers in acquire() waiting for a lane: only they need a notify
+  std::vector<std::unique_ptr<Lane>> free_;  // the last returned at the back: its slots are warm
   std::map<int, unsigned> lanes_;  // per device: lanes created and not destroyed (out or free)
   unsigned depth_;
   std::size_t slot_bytes_;

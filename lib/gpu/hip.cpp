@@ -112,13 +112,16 @@ std::uint64_t allocation_id(const void* ptr) noexcept {
 
 DeviceGuard::DeviceGuard(int device) noexcept {
   if (hipGetDevice(&previous_) != hipSuccess) previous_ = -1;
-  if (device >= 0 && device != previous_) status_ = hipSetDevice(device);
+  if (device >= 0 && device != previous_) {
+    status_ = hipSetDevice(device);
+    changed_ = true;
+  }
 }
 
 DeviceGuard::~DeviceGuard() {
-  int now = -1;
-  if (previous_ >= 0 && hipGetDevice(&now) == hipSuccess && now != previous_)
-    (void)hipSetDevice(previous_);
+  // Only a guard that switched the device switches it back: asking the runtime again on every
+  // small request costs a call for nothing.
+  if (changed_ && previous_ >= 0) (void)hipSetDevice(previous_);
 }
 
 hipError_t sync_null_stream(int device) noexcept {

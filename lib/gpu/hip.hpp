@@ -61,6 +61,7 @@ class DeviceGuard {
 
  private:
   int previous_ = -1;
+  bool changed_ = false;
   hipError_t status_ = hipSuccess;
 };
 
