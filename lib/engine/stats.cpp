@@ -24,7 +24,7 @@ namespace {
 
 constexpr int P = hipFileStatsPathCount, O = hipFileStatsOpCount, B = HIPFILE_STATS_BUCKETS,
               D = HIPFILE_STATS_MAX_DEVICES;
-constexpr unsigned kShards = 16;
+constexpr unsigned kShards = 33;  // 32 owned one at a time by a live thread, and one shared by the rest
 
 using Counter = std::atomic<std::uint64_t>;
 
@@ -32,8 +32,9 @@ struct Counters {
   Counter ops, bytes, errors, time_ns;
 };
 
-// One shard per group of threads, each on its own cache lines: threads seldom share a line.
+// A shard per live thread that records, on its own cache lines (see my_shard).
 struct alignas(64) Shard {
+  std::atomic<bool> owned{false};  // a live thread writes it alone
   Counters path[P][O];
   Counter size_hist[P][O][B];
   Counter latency_hist[P][O][B];
@@ -46,7 +47,6 @@ Counter g_calls[C][2];  // registrations and batch calls: rare, so not sharded
 
 Shard g_shards[kShards];  // zero-initialised, in .bss: nothing happens at load
 std::atomic<unsigned> g_level{1};
-std::atomic<unsigned> g_next_shard{0};
 
 std::mutex& file_mu() {
   static std::mutex* m = new std::mutex;  // leaked: used from the exit hook
@@ -55,9 +55,41 @@ std::mutex& file_mu() {
 std::string* g_file = nullptr;  // guarded by file_mu()
 bool g_atexit = false;          // guarded by file_mu()
 
-Shard& my_shard() noexcept {
-  thread_local unsigned index = g_next_shard.fetch_add(1, std::memory_order_relaxed) % kShards;
-  return g_shards[index];
+// Each thread takes a free shard for its lifetime and hands it back when it exits, keeping
+// its counts there for the sums. A shard with one writer is counted with a plain load and
+// store: a request records seven counts, and locked adds cost more than the rest of a 4 KiB
+// read's bookkeeping (bench/RESULTS.md, "The per-call path"). Threads past the owned shards
+// share the last one, with locked adds.
+struct MyShard {
+  Shard* shard = nullptr;
+  bool alone = false;
+  MyShard() noexcept {
+    for (unsigned i = 0; i + 1 < kShards && !shard; ++i)
+      if (!g_shards[i].owned.exchange(true, std::memory_order_acquire)) {
+        shard = &g_shards[i];
+        alone = true;
+      }
+    if (!shard) shard = &g_shards[kShards - 1];
+  }
+  ~MyShard() {
+    if (alone) shard->owned.store(false, std::memory_order_release);  // the next owner sees its counts
+  }
+};
+
+struct Writer {
+  Shard& s;
+  bool alone;
+  void add(Counter& c, std::uint64_t v) const noexcept {
+    if (alone)
+      c.store(c.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+    else
+      c.fetch_add(v, std::memory_order_relaxed);
+  }
+};
+
+Writer my_shard() noexcept {
+  thread_local MyShard mine;
+  return {*mine.shard, mine.alone};
 }
 
 int bucket(std::uint64_t v) noexcept {
@@ -69,13 +101,13 @@ int bucket(std::uint64_t v) noexcept {
 void add(Counter& c, std::uint64_t v) noexcept { c.fetch_add(v, std::memory_order_relaxed); }
 std::uint64_t get(const Counter& c) noexcept { return c.load(std::memory_order_relaxed); }
 
-void add_counters(Counters& c, std::size_t bytes, std::uint64_t ns, bool error) noexcept {
-  add(c.ops, 1);
+void add_counters(const Writer& w, Counters& c, std::size_t bytes, std::uint64_t ns, bool error) noexcept {
+  w.add(c.ops, 1);
   if (error)
-    add(c.errors, 1);
+    w.add(c.errors, 1);
   else
-    add(c.bytes, bytes);
-  add(c.time_ns, ns);
+    w.add(c.bytes, bytes);
+  w.add(c.time_ns, ns);
 }
 
 void sum(hipFileStatsCounters_t& out, const Counters& in) noexcept {
@@ -115,18 +147,20 @@ void record(hipFileStatsPath_t path, hipFileStatsOp_t op, int device, std::size_
   const unsigned l = level();
   if (l == 0 || started == 0 || path < 0 || path >= P || op < 0 || op >= O) return;
   const std::uint64_t ns = clock_ns() - started;
-  Shard& s = my_shard();
-  add_counters(s.path[path][op], bytes, ns, error);
+  const Writer w = my_shard();
+  Shard& s = w.s;
+  add_counters(w, s.path[path][op], bytes, ns, error);
   if (l >= 2) {
-    add(s.size_hist[path][op][bucket(bytes)], 1);
-    add(s.latency_hist[path][op][bucket(ns)], 1);
+    w.add(s.size_hist[path][op][bucket(bytes)], 1);
+    w.add(s.latency_hist[path][op][bucket(ns)], 1);
   }
-  if (device >= 0) add_counters(s.device[device < D ? device : D - 1][path][op], bytes, ns, error);
+  if (device >= 0) add_counters(w, s.device[device < D ? device : D - 1][path][op], bytes, ns, error);
 }
 
 void count_moved(hipFileStatsPath_t path, hipFileStatsOp_t op, Source source, std::size_t bytes) noexcept {
   if (level() == 0 || bytes == 0 || path < 0 || path >= P || op < 0 || op >= O) return;
-  add(my_shard().moved[static_cast<int>(source)][path][op], bytes);
+  const Writer w = my_shard();
+  w.add(w.s.moved[static_cast<int>(source)][path][op], bytes);
 }
 
 void count(Call call, bool ok, std::uint64_t n) noexcept {

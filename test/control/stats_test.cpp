@@ -4,12 +4,15 @@
 #include <hipfile/hipfile_stats.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "../c_api/helpers.hpp"
 
@@ -120,6 +123,38 @@ TEST_CASE("Level 3 adds histograms and per-device counters; reset zeroes all", "
   CHECK(s->l2.l1.path[ENG][W].ops == 0);
   CHECK(s->l2.size_hist[ENG][W][20] == 0);
   CHECK(s->device[0][R].ops == 0);
+  REQUIRE(hipFileDriverClose().err == ok);
+}
+
+TEST_CASE("Counts are exact from more threads than shards, and survive the threads that made them", "[stats]") {
+  // 48 threads at once (more than the shards a thread can own: the rest share one with locked
+  // adds), then 40 short-lived threads one after another (each hands its shard to the next).
+  Fresh fresh(1);
+  REQUIRE(hipFileDriverOpen().err == ok);
+  constexpr int together = 48, reads_each = 20, one_by_one = 40;
+  TempFile file(4096 * reads_each);
+  Registered r(file.path(), O_RDONLY);
+  auto reads = [&](int n) {
+    std::vector<std::byte> host(4096);
+    for (int i = 0; i < n; ++i)
+      if (hipFileRead(r.handle, host.data(), host.size(), 4096 * i, 0) != 4096) return false;
+    return true;
+  };
+  std::vector<std::thread> threads;
+  std::atomic<int> failed{0};
+  for (int t = 0; t < together; ++t)
+    threads.emplace_back([&] { if (!reads(reads_each)) ++failed; });
+  for (auto& t : threads) t.join();
+  for (int t = 0; t < one_by_one; ++t) std::thread([&] { if (!reads(1)) ++failed; }).join();
+  CHECK(failed == 0);
+  const auto s = l3();
+  const auto& host_read = s->l2.l1.path[HOST][R];
+  CHECK(host_read.ops == together * reads_each + one_by_one);
+  CHECK(host_read.bytes == 4096u * (together * reads_each + one_by_one));
+  CHECK(host_read.errors == 0);
+  CHECK(s->source[HOST][R].cache_bytes == 4096u * (together * reads_each + one_by_one));
+  REQUIRE(hipFileStatsReset().err == ok);
+  CHECK(l3()->l2.l1.path[HOST][R].ops == 0);
   REQUIRE(hipFileDriverClose().err == ok);
 }
 
