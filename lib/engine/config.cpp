@@ -21,7 +21,15 @@ namespace hipfile::engine {
 unsigned Config::effective_threads() const noexcept {
   if (threads != 0) return threads;
   // One thread's page-cache reads fill a fraction of a PCIe 5 link, so 10-16 threads saturate it
-  // (see bench/RESULTS.md, "The host's limits"). More than the machine's cores only adds contention.
+  // (see bench/RESULTS.md, "The host's limits"). On an H200 12 workers moved the same GB/s as 16
+  // at a tenth less CPU per GB (bench/RESULTS.md, "Session of 2026-12-02, evening"). More than
+  // the machine's cores only adds contention.
+  unsigned hw = std::thread::hardware_concurrency();
+  return std::clamp(hw == 0 ? 4u : hw, 2u, 12u);
+}
+
+unsigned Config::effective_caller_lanes() const noexcept {
+  if (threads != 0) return threads;
   unsigned hw = std::thread::hardware_concurrency();
   return std::clamp(hw == 0 ? 4u : hw, 2u, 16u);
 }

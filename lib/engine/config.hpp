@@ -76,8 +76,11 @@ struct Config {
 
   /// Worker count after resolving 0 = automatic.
   unsigned effective_threads() const noexcept;
-  /// Executor thread count after resolving 0 = automatic: as many as the engine's automatic
-  /// workers, and at least 8 (small requests run on the executor thread itself).
+  /// Lanes per device in each pool for requests run on callers' threads: the set workers, or
+  /// with automatic workers one per core (2-16), since callers are not bounded by the workers.
+  unsigned effective_caller_lanes() const noexcept;
+  /// Executor thread count after resolving 0 = automatic: one per core, 8-16 (small requests
+  /// run on the executor thread itself).
   unsigned effective_async_threads() const noexcept;
 
   /// Defaults overridden by the environment. Malformed values are ignored; each is described in

@@ -10,6 +10,7 @@
 
 #include "../c_api/helpers.hpp"
 #include "engine/config.hpp"
+#include "engine/engine.hpp"
 #include "engine/env.hpp"
 
 using namespace hipfile::test;
@@ -45,7 +46,7 @@ TEST_CASE("Numbers are parsed with overflow checks, never wrapped", "[config]") 
   // 2^32 + 1 threads is out of range, not one thread.
   ::unsetenv("HIPFILE_ASYNC_THREADS");
   const unsigned automatic = hipfile::engine::Config::from_environment().effective_async_threads();
-  // Automatic: as many as the engine's automatic workers (one per core up to 16), at least 8.
+  // Automatic: one per core, 8-16.
   CHECK(automatic == std::clamp(std::thread::hardware_concurrency(), 8u, 16u));
   std::vector<hipfile::engine::Config::Problem> problems;
   ::setenv("HIPFILE_ASYNC_THREADS", "4294967297", 1);
@@ -139,10 +140,21 @@ TEST_CASE("Well-formed environment values are applied", "[config]") {
   CHECK(c.chunk_size == 102400);
   CHECK(c.threads == 3);
   CHECK(c.effective_threads() == 3);
+  CHECK(c.effective_caller_lanes() == 3);  // set workers set the callers' lanes too
   CHECK(c.force_odirect);
   CHECK(c.wait == WaitMode::block);
   CHECK(c.prefetch_window == 0);
   CHECK(Config{}.prefetch_window == std::size_t{128} << 20);
+}
+
+TEST_CASE("automatic workers are the cores up to 12; callers' lanes the cores up to 16", "[config]") {
+  const unsigned hw = std::thread::hardware_concurrency();
+  const Config automatic{};
+  CHECK(automatic.effective_threads() == std::clamp(hw == 0 ? 4u : hw, 2u, 12u));
+  CHECK(automatic.effective_caller_lanes() == std::clamp(hw == 0 ? 4u : hw, 2u, 16u));
+  const Config shaped = hipfile::engine::shape_engine(automatic);
+  CHECK(shaped.threads == automatic.effective_threads());
+  CHECK(shaped.inline_lanes == automatic.effective_caller_lanes());
 }
 
 TEST_CASE("HIPFILE_WAIT chooses how workers wait; HIPFILE_BLOCKING_WAIT is its older spelling of block", "[config]") {
