@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct Setup {
   int fd = -1;
   std::size_t size = 4096;
   void* pinned = nullptr;
+  void* pageable = nullptr;  // page-aligned, not pinned: the runtime stages its copies itself
   void* dev = nullptr;       // unregistered
   void* dev_reg = nullptr;   // registered with hipFileBufRegister
   hipStream_t stream = nullptr;  // blocking, like the library's lane for sync requests
@@ -41,6 +43,13 @@ off_t offset_of(const Setup& s, std::size_t i) { return s.offsets[i % s.offsets.
 
 void need_pread(const Setup& s, std::size_t i) {
   if (::pread(s.fd, s.pinned, s.size, offset_of(s, i)) != static_cast<ssize_t>(s.size)) {
+    std::perror("pread");
+    std::exit(1);
+  }
+}
+
+void need_pread_pageable(const Setup& s, std::size_t i) {
+  if (::pread(s.fd, s.pageable, s.size, offset_of(s, i)) != static_cast<ssize_t>(s.size)) {
     std::perror("pread");
     std::exit(1);
   }
@@ -61,6 +70,11 @@ void copy_on_stream(const Setup& s) {
   CHECK_HIP(hipStreamSynchronize(s.stream));
 }
 
+void copy_pageable_on_stream(const Setup& s) {
+  CHECK_HIP(hipMemcpyAsync(s.dev, s.pageable, s.size, hipMemcpyHostToDevice, s.stream));
+  CHECK_HIP(hipStreamSynchronize(s.stream));
+}
+
 struct Variant {
   const char* name;
   std::function<void(const Setup&, std::size_t)> once;
@@ -72,6 +86,8 @@ std::vector<Variant> variants() {
       {"pread alone (into pinned)", [](const Setup& s, std::size_t i) { need_pread(s, i); }, {}},
       {"hipMemcpy alone (pinned to device)", [](const Setup& s, std::size_t) { copy_sync(s); }, {}},
       {"hipMemcpyAsync + hipStreamSynchronize", [](const Setup& s, std::size_t) { copy_on_stream(s); }, {}},
+      {"hipMemcpyAsync from pageable + hipStreamSynchronize",
+       [](const Setup& s, std::size_t) { copy_pageable_on_stream(s); }, {}},
       {"hipPointerGetAttribute(BUFFER_ID)",
        [](const Setup& s, std::size_t) {
          unsigned long long id = 0;
@@ -95,6 +111,12 @@ std::vector<Variant> variants() {
        [](const Setup& s, std::size_t i) {
          need_pread(s, i);
          copy_on_stream(s);
+       },
+       {}},
+      {"by hand, pageable: pread + async + sync",
+       [](const Setup& s, std::size_t i) {
+         need_pread_pageable(s, i);
+         copy_pageable_on_stream(s);
        },
        {}},
       {"hipFileRead, registered buffer", [](const Setup& s, std::size_t i) { need_read(s, s.dev_reg, i); }, {}},
@@ -143,6 +165,9 @@ Setup open_setup(const char* path, std::size_t size) {
     s.offsets.push_back(static_cast<off_t>(x % (span / size) * size));
   }
   CHECK_HIP(hipHostMalloc(&s.pinned, size, 0));
+  s.pageable = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+  if (s.pageable == nullptr) std::exit(1);
+  std::memset(s.pageable, 0, size);
   CHECK_HIP(hipMalloc(&s.dev, size));
   CHECK_HIP(hipMalloc(&s.dev_reg, size));
   CHECK_HIP(hipStreamCreate(&s.stream));
@@ -186,5 +211,6 @@ int main(int argc, char** argv) {
   (void)hipFileHandleDeregister(s.fh);
   (void)hipFileBufDeregister(s.dev_reg);
   (void)hipFileDriverClose();
+  std::free(s.pageable);
   return 0;
 }

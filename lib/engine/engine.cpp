@@ -28,6 +28,21 @@ std::size_t inline_chunk(const Config& c) {
   return std::min(wanted, c.chunk_size);
 }
 
+// The piece an inline read into device memory is cut into: with the lane's slots the read of
+// one piece overlaps the copy of the one before, which a single pread-then-copy cannot (1 MiB
+// reads in 256 KiB pieces ran 1.11x pread + hipMemcpy by hand, in one piece 1.00x; 256 KiB in
+// 128 KiB pieces 1.07x, in 64 KiB pieces 0.95x: bench/RESULTS.md, "Inline pieces"). Quarters,
+// none below kMinInlinePiece; a request no larger than that keeps the whole inline chunk (so a
+// small read rarely straddles a boundary and pays two copies).
+constexpr std::size_t kMinInlinePiece = 128u << 10;
+
+off_t inline_piece(const Request& req, std::size_t inline_chunk) {
+  if (req.device < 0 || req.dir != Direction::Read || req.size <= kMinInlinePiece)
+    return static_cast<off_t>(inline_chunk);
+  const std::size_t quarter = (req.size / 4 + 4095) & ~std::size_t{4095};
+  return static_cast<off_t>(std::min(inline_chunk, std::max(kMinInlinePiece, quarter)));
+}
+
 // A cold buffered read (sys::read_looks_cold) asks the disk for its first prefetch window
 // (HIPFILE_PREFETCH_WINDOW) now; Job::prefetch_for keeps the window ahead of the claims. The
 // workers' own preads alone keep too little in flight to match one large pread's readahead.
@@ -116,7 +131,7 @@ IoResult Engine::execute(const Request& req) {
 // path").
 IoResult Engine::execute_inline(const Request& req) {
   const std::int64_t begun = trace::on() ? trace::now() : 0;
-  Job job(req, static_cast<off_t>(inline_chunk_));
+  Job job(req, inline_piece(req, inline_chunk_));
   std::optional<trace::Clock> clock;
   if (begun != 0) {
     job.trace_id = trace::next_request();
