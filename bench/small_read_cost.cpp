@@ -35,6 +35,7 @@ struct Setup {
   void* dev = nullptr;       // unregistered
   void* dev_reg = nullptr;   // registered with hipFileBufRegister
   hipStream_t stream = nullptr;  // blocking, like the library's lane for sync requests
+  hipEvent_t done = nullptr;     // without timing, recorded after a copy
   hipFileHandle_t fh = nullptr;
   std::vector<off_t> offsets;
 };
@@ -75,6 +76,24 @@ void copy_pageable_on_stream(const Setup& s) {
   CHECK_HIP(hipStreamSynchronize(s.stream));
 }
 
+// Waits by asking, as a spinning caller could instead of hipStreamSynchronize.
+void copy_on_stream_query(const Setup& s) {
+  CHECK_HIP(hipMemcpyAsync(s.dev, s.pinned, s.size, hipMemcpyHostToDevice, s.stream));
+  hipError_t e;
+  while ((e = hipStreamQuery(s.stream)) == hipErrorNotReady) {
+  }
+  CHECK_HIP(e);
+}
+
+void copy_on_stream_event(const Setup& s) {
+  CHECK_HIP(hipMemcpyAsync(s.dev, s.pinned, s.size, hipMemcpyHostToDevice, s.stream));
+  CHECK_HIP(hipEventRecord(s.done, s.stream));
+  hipError_t e;
+  while ((e = hipEventQuery(s.done)) == hipErrorNotReady) {
+  }
+  CHECK_HIP(e);
+}
+
 struct Variant {
   const char* name;
   std::function<void(const Setup&, std::size_t)> once;
@@ -86,6 +105,9 @@ std::vector<Variant> variants() {
       {"pread alone (into pinned)", [](const Setup& s, std::size_t i) { need_pread(s, i); }, {}},
       {"hipMemcpy alone (pinned to device)", [](const Setup& s, std::size_t) { copy_sync(s); }, {}},
       {"hipMemcpyAsync + hipStreamSynchronize", [](const Setup& s, std::size_t) { copy_on_stream(s); }, {}},
+      {"hipMemcpyAsync + spin on hipStreamQuery", [](const Setup& s, std::size_t) { copy_on_stream_query(s); }, {}},
+      {"hipMemcpyAsync + hipEventRecord + spin on hipEventQuery",
+       [](const Setup& s, std::size_t) { copy_on_stream_event(s); }, {}},
       {"hipMemcpyAsync from pageable + hipStreamSynchronize",
        [](const Setup& s, std::size_t) { copy_pageable_on_stream(s); }, {}},
       {"hipPointerGetAttribute(BUFFER_ID)",
@@ -171,6 +193,7 @@ Setup open_setup(const char* path, std::size_t size) {
   CHECK_HIP(hipMalloc(&s.dev, size));
   CHECK_HIP(hipMalloc(&s.dev_reg, size));
   CHECK_HIP(hipStreamCreate(&s.stream));
+  CHECK_HIP(hipEventCreateWithFlags(&s.done, hipEventDisableTiming));
   if (hipFileDriverOpen().err != hipFileSuccess || hipFileBufRegister(s.dev_reg, size, 0).err != hipFileSuccess) {
     std::fprintf(stderr, "hipFileDriverOpen / hipFileBufRegister failed\n");
     std::exit(1);
