@@ -9,12 +9,28 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_support.hpp"
 
 namespace hipfile::test {
+
+/// Sets environment variables for one test (read at the next driver open) and unsets them after.
+struct ScopedEnv {
+  std::vector<std::string> names;
+  ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> vars) {
+    for (auto& [k, v] : vars) {
+      ::setenv(k, v, 1);
+      names.emplace_back(k);
+    }
+  }
+  ~ScopedEnv() {
+    for (auto& k : names) ::unsetenv(k.c_str());
+  }
+};
 
 /// Closes the driver completely (however many references are held) on entry and exit.
 struct ClosedDriver {

@@ -17,20 +17,6 @@ namespace {
 constexpr std::size_t kChunk = 64u << 10;
 constexpr std::size_t kPad = 4096;
 
-// Sets environment variables for one test (read at the next driver open) and restores them.
-struct ScopedEnv {
-  std::vector<std::string> names;
-  ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> vars) {
-    for (auto& [k, v] : vars) {
-      ::setenv(k, v, 1);
-      names.emplace_back(k);
-    }
-  }
-  ~ScopedEnv() {
-    for (auto& k : names) ::unsetenv(k.c_str());
-  }
-};
-
 // Caller memory with guard bytes on both sides: device or host.
 struct Guarded {
   bool device;
