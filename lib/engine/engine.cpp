@@ -159,7 +159,7 @@ IoResult Engine::execute_parallel(const Request& req) {
   // (HIPFILE_FIRST_CHUNK; issue 12's per-call bubble).
   if (!job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
     job->ramp_up(static_cast<off_t>(config_.first_chunk), static_cast<int>(share));
-  if (Status st = run_on_workers(job, share); !st.ok()) {
+  if (Status st = run_on_workers(job, participants(*job, share)); !st.ok()) {
     IoResult result;
     result.status = st;
     return result;
@@ -179,6 +179,14 @@ bool Engine::maps(const Request& req) const noexcept {
          workers_.size() <= config_.map_max_threads && req.size >= config_.map_threshold &&
          (!req.file->use_direct || config_.direct_reads_from_cache) &&
          !req.file->mapped_failed.load(std::memory_order_relaxed);
+}
+
+// Stagers beside a mapping worker stall it (their HIP calls wait on the driver's pinning), so
+// with `map_alone` a mapped read is left to its mappers (see bench/RESULTS.md, "Session of
+// 2026-12-03").
+std::ptrdiff_t Engine::participants(const Job& job, std::ptrdiff_t share) const noexcept {
+  if (!job.mapping || !config_.map_alone) return share;
+  return std::min<std::ptrdiff_t>(share, std::max(1u, config_.map_workers));
 }
 
 void Engine::run_inline(Job& job) {

@@ -62,6 +62,7 @@ class Engine {
   IoResult execute_parallel(const Request& req);
   bool maps(const Request& req) const noexcept;
   void run_inline(Job& job);
+  std::ptrdiff_t participants(const Job& job, std::ptrdiff_t share) const noexcept;
   Status run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t share);
   // workers.cpp: the worker pool.
   void start_workers();

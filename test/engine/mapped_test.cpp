@@ -6,6 +6,9 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "../c_api/helpers.hpp"
@@ -145,6 +148,46 @@ TEST_CASE("Small reads and HIPFILE_MAPPED_READS=false stage; O_DIRECT clients ma
     }
     ::unsetenv("HIPFILE_MAPPED_READS");
   }
+}
+
+namespace {
+// The participants of the last request in a trace file (its "request,id,offset,size,
+// participants,begin,end" lines).
+long long last_participants(const std::string& path) {
+  std::ifstream in(path);
+  long long participants = -1;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("request,", 0) != 0) continue;
+    std::stringstream fields(line);
+    std::string field;
+    for (int i = 0; i <= 4 && std::getline(fields, field, ','); ++i)
+      if (i == 4) participants = std::stoll(field);
+  }
+  return participants;
+}
+}  // namespace
+
+TEST_CASE("HIPFILE_MAP_ALONE leaves a mapped read to its mapper; without it stagers join", "[mapped]") {
+  const bool alone = GENERATE(true, false);
+  CAPTURE(alone);
+  const std::size_t n = 40 * kMiB + 4097;
+  TempFile f(n, 97);
+  TempFile trace;
+  const auto file = pattern(n, 97);
+  {
+    ScopedEnv env{{"HIPFILE_THREADS", "3"}, {"HIPFILE_MAP_ALONE", alone ? "1" : "0"},
+                  {"HIPFILE_TRACE_FILE", trace.c_str()}};
+    ClosedDriver guard;
+    AllResident cached;
+    {
+      Registered r(f.path(), O_RDONLY);
+      hipcpuResetCallCounts();
+      CHECK(read_checked(r, n - 12345, 12345, file) == static_cast<ssize_t>(n - 12345));
+      CHECK(hipcpuCallCount("hipHostRegister") > 0);
+    }
+    ClosedDriver::close_all();  // the last close writes the trace
+  }
+  CHECK(last_participants(trace.path()) == (alone ? 1 : 3));
 }
 
 TEST_CASE("A file not in the page cache is staged", "[mapped]") {
