@@ -181,9 +181,9 @@ bool Engine::maps(const Request& req) const noexcept {
          !req.file->mapped_failed.load(std::memory_order_relaxed);
 }
 
-// Stagers beside a mapping worker stall it (their HIP calls wait on the driver's pinning), so
-// with `map_alone` a mapped read is left to its mappers (see bench/RESULTS.md, "Session of
-// 2026-12-03").
+// On some machines stagers beside a mapping worker stall it (their HIP calls wait on the
+// driver's pinning), on others they add to it; with `map_alone` a mapped read is left to its
+// mappers (off by default: bench/RESULTS.md, "Session of 2026-12-03").
 std::ptrdiff_t Engine::participants(const Job& job, std::ptrdiff_t share) const noexcept {
   if (!job.mapping || !config_.map_alone) return share;
   return std::min<std::ptrdiff_t>(share, std::max(1u, config_.map_workers));

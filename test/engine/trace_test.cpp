@@ -8,12 +8,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../c_api/helpers.hpp"
+#include "trace_file.hpp"
 #include "engine/trace.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
@@ -24,30 +23,6 @@ using namespace hipfile::test;
 
 namespace {
 constexpr std::size_t kKiB = 1024, kMiB = 1024 * kKiB;
-
-std::vector<long long> fields(const std::string& line) {
-  std::vector<long long> out;
-  std::stringstream in(line.substr(line.find(',') + 1));
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoll(item));
-  return out;
-}
-
-struct Trace {
-  std::vector<std::vector<long long>> requests, copies;
-  std::string header;
-};
-
-Trace read_trace(const std::string& path) {
-  Trace t;
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("# hipfile trace", 0) == 0) t.header = line;
-    if (line.rfind("request,", 0) == 0) t.requests.push_back(fields(line));
-    if (line.rfind("copy,", 0) == 0) t.copies.push_back(fields(line));
-  }
-  return t;
-}
 
 void set_engine() {
   ::setenv("HIPFILE_THREADS", "4", 1);
