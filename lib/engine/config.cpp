@@ -211,6 +211,7 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.size("HIPFILE_MAP_MAX_THREADS", map_max_threads, 0, 256);
   c.map_max_threads = static_cast<unsigned>(map_max_threads);
   env.boolean("HIPFILE_MAP_ALONE", c.map_alone);
+  env.boolean("HIPFILE_TUNE_READ_PATH", c.tune_read_path);
   c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
   env.count("HIPFILE_ASYNC_THREADS", c.async_threads, 1, 256);

@@ -31,8 +31,9 @@ struct Config {
   std::size_t map_threshold = 32u << 20;   // smallest read that may take the mapped path
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
-  unsigned map_max_threads = 3;            // mapped path only for engines of at most this many workers
+  unsigned map_max_threads = 4;            // mapped path only for engines of at most this many workers
   bool map_alone = false;                  // a mapped read runs on its mappers only: no stagers beside them
+  bool tune_read_path = true;              // such engines measure mapped, mapped alone and staged, and read the fastest way
   WaitMode wait = WaitMode::poll;          // HIPFILE_WAIT: how engine workers wait; bench/RESULTS.md, "Session of 2026-12-02, morning"
   std::size_t prefetch_window = 128u << 20; // cold buffered reads keep this much asked of the disk ahead (WILLNEED); 0 = off
   std::size_t first_chunk = 1u << 20;      // staged reads start with pieces this small, doubling up to the chunk; 0 = off; bench/RESULTS.md, "The per-call bubble"

@@ -5,6 +5,7 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -80,6 +81,11 @@ IoResult result_of(Job& job) {
   return outcome(job);
 }
 
+std::int64_t steady_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 Config shape_engine(Config c) {
@@ -119,7 +125,19 @@ Engine::Engine(const Config& config)
       inline_chunk_(inline_chunk(config_)),
       inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes),
       ordered_inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes,
-                            true) {}
+                            true) {
+  // The fixed policy's path first, then the others (HIPFILE_TUNE_READ_PATH). With as many
+  // mapping workers as workers, "beside" and "alone" are the same; HIPFILE_MAP_ALONE rules
+  // stagers out beside a mapping worker.
+  ReadPath paths[3];
+  std::size_t n = 0;
+  paths[n++] = config_.map_alone ? ReadPath::mapped_alone : ReadPath::mapped_shared;
+  if (config_.tune_read_path) {
+    if (!config_.map_alone && config_.effective_threads() > config_.map_workers) paths[n++] = ReadPath::mapped_alone;
+    paths[n++] = ReadPath::staged;
+  }
+  for (PathTuner& t : tuners_) t.set_candidates(paths, n);
+}
 
 IoResult Engine::execute(const Request& req) {
   if (req.size == 0) return {};
@@ -152,20 +170,28 @@ IoResult Engine::execute_parallel(const Request& req) {
     job->trace_id = trace::next_request();
     if (req.device >= 0) job->trace_clock = &clock.emplace(req.device);
   }
+  PathTuner* tuner = nullptr;
+  const ReadPath path = read_path(req, share, tuner);
+  const std::int64_t tuned_from = tuner ? steady_ns() : 0;
   FileMapping mapping;  // outlives every participant: run_on_workers waits for them
-  if (maps(req) && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end)) job->mapping = &mapping;
+  if (path != ReadPath::staged && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
+    job->mapping = &mapping;
+  // Only reads of cached data tell the paths apart: a cold one measures the disk.
+  const bool measures = tuner && (job->mapping || (path == ReadPath::staged &&
+                                                   sys::range_cached(req.file->buffered_fd, req.offset, req.size)));
   prefetch_if_cold(*job, config_.prefetch_window);
   // Smaller first pieces start the first copies sooner: until then the link idles
   // (HIPFILE_FIRST_CHUNK; issue 12's per-call bubble).
   if (!job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
     job->ramp_up(static_cast<off_t>(config_.first_chunk), static_cast<int>(share));
-  if (Status st = run_on_workers(job, participants(*job, share)); !st.ok()) {
+  if (Status st = run_on_workers(job, participants(*job, path, share)); !st.ok()) {
     IoResult result;
     result.status = st;
     return result;
   }
   // A copy the runtime could not confirm as finished may still read the mapped pages.
   if (job->device_in_doubt) mapping.abandon();
+  if (measures) learn(*tuner, path, *job, tuned_from);
   if (begun != 0) trace::request(job->trace_id, req.offset, req.size, job->participants, begun, trace::now());
   return result_of(*job);
 }
@@ -181,11 +207,46 @@ bool Engine::maps(const Request& req) const noexcept {
          !req.file->mapped_failed.load(std::memory_order_relaxed);
 }
 
-// On some machines stagers beside a mapping worker stall it (their HIP calls wait on the
-// driver's pinning), on others they add to it; with `map_alone` a mapped read is left to its
-// mappers (off by default: bench/RESULTS.md, "Session of 2026-12-03").
-std::ptrdiff_t Engine::participants(const Job& job, std::ptrdiff_t share) const noexcept {
-  if (!job.mapping || !config_.map_alone) return share;
+// Staged unless the read may map; among the paths its tuner has, the tuner's choice.
+ReadPath Engine::read_path(const Request& req, std::ptrdiff_t share, PathTuner*& tuner) noexcept {
+  tuner = nullptr;
+  if (!maps(req)) return ReadPath::staged;
+  tuner = tuner_for(req, share);
+  if (tuner) return tuner->choose();
+  return config_.map_alone ? ReadPath::mapped_alone : ReadPath::mapped_shared;
+}
+
+// The tuner of a mappable read, when its choice is measurable: the engine idle (the read has
+// every worker), and the configuration leaving a choice (HIPFILE_TUNE_READ_PATH).
+PathTuner* Engine::tuner_for(const Request& req, std::ptrdiff_t share) noexcept {
+  if (share != static_cast<std::ptrdiff_t>(workers_.size())) return nullptr;
+  std::size_t k = 0;
+  for (std::size_t limit = 128u << 20; k + 1 < tuners_.size() && req.size >= limit; limit <<= 2) ++k;
+  return tuners_[k].tuning() ? &tuners_[k] : nullptr;
+}
+
+// What a tuned read of cached data measured, if it measured its path: the whole request moved,
+// on an engine that stayed idle, with no participant making its lane (pinned allocations cost
+// more than the read) and the mapping intact.
+void Engine::learn(PathTuner& tuner, ReadPath chosen, Job& job, std::int64_t began_ns) {
+  const std::int64_t took = steady_ns() - began_ns;
+  const IoResult r = result_of(job);
+  if (r.bytes != static_cast<ssize_t>(job.req.size) || job.made_lanes.load(std::memory_order_relaxed) ||
+      job.device_in_doubt.load(std::memory_order_relaxed) || jobs_.load(std::memory_order_relaxed) != 0 ||
+      job.req.file->mapped_failed.load(std::memory_order_relaxed))
+    return;
+  if (tuner.record(chosen, job.req.size, took))
+    HIPFILE_LOG(Info, "reads of %zu MiB on %zu workers: %s is now the fastest path (%.2f GB/s; mapped %.2f, "
+                "mapped alone %.2f, staged %.2f)",
+                job.req.size >> 20, workers_.size(), path_name(chosen), tuner.rate(chosen),
+                tuner.rate(ReadPath::mapped_shared), tuner.rate(ReadPath::mapped_alone), tuner.rate(ReadPath::staged));
+}
+
+// A read on the mapping workers alone leaves the others idle: on some machines stagers beside a
+// mapping worker stall it (their HIP calls wait on the driver's pinning), on others they add to
+// it (bench/RESULTS.md, "Session of 2026-12-03").
+std::ptrdiff_t Engine::participants(const Job& job, ReadPath path, std::ptrdiff_t share) const noexcept {
+  if (!job.mapping || path != ReadPath::mapped_alone) return share;
   return std::min<std::ptrdiff_t>(share, std::max(1u, config_.map_workers));
 }
 

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -22,6 +23,7 @@
 
 #include "engine/config.hpp"
 #include "engine/file_table.hpp"
+#include "engine/path_tuner.hpp"
 #include "engine/request.hpp"
 #include "engine/staging.hpp"
 #include "engine/status.hpp"
@@ -61,15 +63,18 @@ class Engine {
   IoResult execute_inline(const Request& req);
   IoResult execute_parallel(const Request& req);
   bool maps(const Request& req) const noexcept;
+  ReadPath read_path(const Request& req, std::ptrdiff_t share, PathTuner*& tuner) noexcept;
+  PathTuner* tuner_for(const Request& req, std::ptrdiff_t share) noexcept;
+  void learn(PathTuner& tuner, ReadPath chosen, Job& job, std::int64_t began_ns);
   void run_inline(Job& job);
-  std::ptrdiff_t participants(const Job& job, std::ptrdiff_t share) const noexcept;
+  std::ptrdiff_t participants(const Job& job, ReadPath path, std::ptrdiff_t share) const noexcept;
   Status run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t share);
   // workers.cpp: the worker pool.
   void start_workers();
   std::ptrdiff_t fair_share() const noexcept;
   off_t parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept;
   void worker_main(Worker& w);
-  Lane* worker_lane(Worker& w, int device, Status& st);
+  Lane* worker_lane(Worker& w, int device, Status& st, bool& made);
   // movers.cpp: one thread's part of a job, by the mover its memory and direction take.
   void run(Job& job, Lane* lane) noexcept;
   void run_unguarded(Job& job, Lane* lane);
@@ -87,6 +92,9 @@ class Engine {
   bool stopping_ = false;
   std::once_flag started_;
   std::atomic<int> map_active_{0};  // workers on the mapped path now
+  // The read path of mappable reads on an idle engine, per size class: under 128 MiB, 512 MiB,
+  // 2 GiB, and larger (a call's fixed costs weigh differently in each).
+  std::array<PathTuner, 4> tuners_;
   std::atomic<std::ptrdiff_t> jobs_{0};  // requests on the workers now (queued or running)
   std::vector<std::unique_ptr<Worker>> workers_;
 };

@@ -57,6 +57,7 @@ struct Job {
   std::atomic<bool> failed{false};
   // A lane could not confirm that its copies finished: they may still read the mapping.
   std::atomic<bool> device_in_doubt{false};
+  std::atomic<bool> made_lanes{false};  // a participant made its lane (pinned slots, stream) for it
   const FileMapping* mapping = nullptr;  // set: read through pinned page-cache pages
   off_t prefetch_ahead = 0;        // cold buffered read: chunks advised (WILLNEED) ahead of the claims
   bool one_chunk = false;          // the whole request is one chunk

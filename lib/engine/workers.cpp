@@ -68,7 +68,9 @@ void Engine::worker_main(Worker& w) {
     if (job->req.device >= 0) {
       Status st;
       try {
-        lane = worker_lane(w, job->req.device, st);
+        bool made = false;
+        lane = worker_lane(w, job->req.device, st, made);
+        if (made) job->made_lanes.store(true, std::memory_order_relaxed);  // its time is no path's rate
       } catch (...) {  // bad_alloc making the lane: this request fails, the worker lives on
         st = Status::of(hipFileInternalError);
       }
@@ -97,7 +99,7 @@ off_t Engine::parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexc
                                                     std::min(kMinParallelChunk, chunk_), chunk_));
 }
 
-Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
+Lane* Engine::worker_lane(Worker& w, int device, Status& st, bool& made) {
   auto it = w.lanes.find(device);
   if (it != w.lanes.end() && !it->second->poisoned()) return it->second.get();
   if (it != w.lanes.end()) {
@@ -107,6 +109,7 @@ Lane* Engine::worker_lane(Worker& w, int device, Status& st) {
   std::unique_ptr<Lane> lane =
       Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.wait);
   if (!lane) return nullptr;
+  made = true;
   // Worker threads belong to the library: leave them on the device they serve most recently.
   (void)gpu::set_device(device);
   return w.lanes.emplace(device, std::move(lane)).first->second.get();

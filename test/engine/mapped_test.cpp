@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "../c_api/helpers.hpp"
+#include "sys/page_cache.hpp"
 #include "trace_file.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
@@ -171,6 +172,53 @@ TEST_CASE("HIPFILE_MAP_ALONE leaves a mapped read to its mapper; without it stag
   const Trace t = read_trace(trace.path());
   REQUIRE_FALSE(t.requests.empty());
   CHECK(t.requests.back()[3] == (alone ? 1 : 3));  // participants
+}
+
+// An engine of few workers reads a cached file each way once (the fixed policy's first: the
+// mapped read with stagers beside it), then the fastest it measured. The first read does not
+// count: its workers made their lanes. Told apart by what was pinned and who took part.
+TEST_CASE("An engine of three workers tries mapped, mapped alone and staged, then keeps to one", "[mapped]") {
+  const bool tune = GENERATE(true, false);
+  CAPTURE(tune);
+  const std::size_t n = 40 * kMiB + 8192;
+  TempFile f(n, 98);
+  TempFile trace;
+  const auto file = pattern(n, 98);
+  std::vector<bool> pinned;
+  {
+    ScopedEnv env{{"HIPFILE_THREADS", "3"}, {"HIPFILE_TUNE_READ_PATH", tune ? "1" : "0"},
+                  {"HIPFILE_TRACE_FILE", trace.c_str()}};
+    ClosedDriver guard;
+    AllResident cached;
+    hipfile::sys::ask_mincore_only(true);  // the staged read's residency check sees AllResident too
+    {
+      Registered r(f.path(), O_RDONLY);
+      for (int i = 0; i < 7; ++i) {
+        hipcpuResetCallCounts();
+        CHECK(read_checked(r, n - 4096, 4096, file) == static_cast<ssize_t>(n - 4096));
+        pinned.push_back(hipcpuCallCount("hipHostRegister") > 0);
+      }
+    }
+    ClosedDriver::close_all();  // the last close writes the trace
+    hipfile::sys::ask_mincore_only(false);
+  }
+  const Trace t = read_trace(trace.path());
+  REQUIRE(t.requests.size() >= 7);  // the trace of the process so far: this case's are the last
+  const std::size_t first = t.requests.size() - 7;
+  std::vector<std::pair<bool, long long>> ways;  // pinned, participants
+  for (std::size_t i = 0; i < 7; ++i) ways.emplace_back(pinned[i], t.requests[first + i][3]);
+  using W = std::pair<bool, long long>;
+  const W beside{true, 3}, alone{true, 1}, staged{false, 3};
+  if (!tune) {
+    CHECK(ways == std::vector<W>(7, beside));
+    return;
+  }
+  CHECK(std::vector<W>(ways.begin(), ways.begin() + 4) == std::vector<W>{beside, beside, alone, staged});
+  // Then the fastest of the three, the same each time (the next measurement of a slower path is
+  // eight choices later).
+  CHECK((ways[4] == beside || ways[4] == alone || ways[4] == staged));
+  CHECK(ways[5] == ways[4]);
+  CHECK(ways[6] == ways[4]);
 }
 
 TEST_CASE("A file not in the page cache is staged", "[mapped]") {
