@@ -149,29 +149,49 @@ TEST_CASE("Small reads and HIPFILE_MAPPED_READS=false stage; O_DIRECT clients ma
   }
 }
 
+namespace {
+
+// What `reads` reads of [off, n) of a cached file did on an engine of three workers with `knob`
+// set to `value`: per read, whether page-cache pages were pinned, and how many workers took
+// part (from HIPFILE_TRACE_FILE). Each read is checked byte for byte.
+using Way = std::pair<bool, long long>;
+std::vector<Way> ways_of_reads(const char* knob, const char* value, std::size_t n, off_t off, std::size_t reads,
+                               int seed) {
+  TempFile f(n, seed);
+  TempFile trace;
+  const auto file = pattern(n, seed);
+  std::vector<bool> pinned;
+  {
+    ScopedEnv env{{"HIPFILE_THREADS", "3"}, {knob, value}, {"HIPFILE_TRACE_FILE", trace.c_str()}};
+    ClosedDriver guard;
+    AllResident cached;
+    hipfile::sys::ask_mincore_only(true);  // a staged read's residency check sees AllResident too
+    {
+      Registered r(f.path(), O_RDONLY);
+      for (std::size_t i = 0; i < reads; ++i) {
+        hipcpuResetCallCounts();
+        CHECK(read_checked(r, n - static_cast<std::size_t>(off), off, file) == static_cast<ssize_t>(n) - off);
+        pinned.push_back(hipcpuCallCount("hipHostRegister") > 0);
+      }
+    }
+    ClosedDriver::close_all();  // the last close writes the trace
+    hipfile::sys::ask_mincore_only(false);
+  }
+  const Trace t = read_trace(trace.path());
+  REQUIRE(t.requests.size() >= reads);  // the trace of the process so far: these reads are the last
+  const std::size_t first = t.requests.size() - reads;
+  std::vector<Way> ways;
+  for (std::size_t i = 0; i < reads; ++i) ways.emplace_back(pinned[i], t.requests[first + i][3]);
+  return ways;
+}
+
+}  // namespace
+
 TEST_CASE("HIPFILE_MAP_ALONE leaves a mapped read to its mapper; without it stagers join", "[mapped]") {
   const bool alone = GENERATE(true, false);
   CAPTURE(alone);
-  const std::size_t n = 40 * kMiB + 4097;
-  TempFile f(n, 97);
-  TempFile trace;
-  const auto file = pattern(n, 97);
-  {
-    ScopedEnv env{{"HIPFILE_THREADS", "3"}, {"HIPFILE_MAP_ALONE", alone ? "1" : "0"},
-                  {"HIPFILE_TRACE_FILE", trace.c_str()}};
-    ClosedDriver guard;
-    AllResident cached;
-    {
-      Registered r(f.path(), O_RDONLY);
-      hipcpuResetCallCounts();
-      CHECK(read_checked(r, n - 12345, 12345, file) == static_cast<ssize_t>(n - 12345));
-      CHECK(hipcpuCallCount("hipHostRegister") > 0);
-    }
-    ClosedDriver::close_all();  // the last close writes the trace
-  }
-  const Trace t = read_trace(trace.path());
-  REQUIRE_FALSE(t.requests.empty());
-  CHECK(t.requests.back()[3] == (alone ? 1 : 3));  // participants
+  const auto ways = ways_of_reads("HIPFILE_MAP_ALONE", alone ? "1" : "0", 40 * kMiB + 4097, 12345, 1, 97);
+  CHECK(ways == std::vector<Way>{{true, alone ? 1 : 3}});  // pinned; participants
 }
 
 // An engine of few workers reads a cached file each way once (the fixed policy's first: the
@@ -180,40 +200,13 @@ TEST_CASE("HIPFILE_MAP_ALONE leaves a mapped read to its mapper; without it stag
 TEST_CASE("An engine of three workers tries mapped, mapped alone and staged, then keeps to one", "[mapped]") {
   const bool tune = GENERATE(true, false);
   CAPTURE(tune);
-  const std::size_t n = 40 * kMiB + 8192;
-  TempFile f(n, 98);
-  TempFile trace;
-  const auto file = pattern(n, 98);
-  std::vector<bool> pinned;
-  {
-    ScopedEnv env{{"HIPFILE_THREADS", "3"}, {"HIPFILE_TUNE_READ_PATH", tune ? "1" : "0"},
-                  {"HIPFILE_TRACE_FILE", trace.c_str()}};
-    ClosedDriver guard;
-    AllResident cached;
-    hipfile::sys::ask_mincore_only(true);  // the staged read's residency check sees AllResident too
-    {
-      Registered r(f.path(), O_RDONLY);
-      for (int i = 0; i < 7; ++i) {
-        hipcpuResetCallCounts();
-        CHECK(read_checked(r, n - 4096, 4096, file) == static_cast<ssize_t>(n - 4096));
-        pinned.push_back(hipcpuCallCount("hipHostRegister") > 0);
-      }
-    }
-    ClosedDriver::close_all();  // the last close writes the trace
-    hipfile::sys::ask_mincore_only(false);
-  }
-  const Trace t = read_trace(trace.path());
-  REQUIRE(t.requests.size() >= 7);  // the trace of the process so far: this case's are the last
-  const std::size_t first = t.requests.size() - 7;
-  std::vector<std::pair<bool, long long>> ways;  // pinned, participants
-  for (std::size_t i = 0; i < 7; ++i) ways.emplace_back(pinned[i], t.requests[first + i][3]);
-  using W = std::pair<bool, long long>;
-  const W beside{true, 3}, alone{true, 1}, staged{false, 3};
+  const auto ways = ways_of_reads("HIPFILE_TUNE_READ_PATH", tune ? "1" : "0", 40 * kMiB + 8192, 4096, 7, 98);
+  const Way beside{true, 3}, alone{true, 1}, staged{false, 3};
   if (!tune) {
-    CHECK(ways == std::vector<W>(7, beside));
+    CHECK(ways == std::vector<Way>(7, beside));
     return;
   }
-  CHECK(std::vector<W>(ways.begin(), ways.begin() + 4) == std::vector<W>{beside, beside, alone, staged});
+  CHECK(std::vector<Way>(ways.begin(), ways.begin() + 4) == std::vector<Way>{beside, beside, alone, staged});
   // Then the fastest of the three, the same each time (the next measurement of a slower path is
   // eight choices later).
   CHECK((ways[4] == beside || ways[4] == alone || ways[4] == staged));
