@@ -5,7 +5,6 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -79,11 +78,6 @@ IoResult outcome(const Job& job) {
 IoResult result_of(Job& job) {
   std::lock_guard lock(job.mu);
   return outcome(job);
-}
-
-std::int64_t steady_ns() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -172,7 +166,7 @@ IoResult Engine::execute_parallel(const Request& req) {
   }
   PathTuner* tuner = nullptr;
   const ReadPath path = read_path(req, share, tuner);
-  const std::int64_t tuned_from = tuner ? steady_ns() : 0;
+  const std::int64_t tuned_from = tuner ? trace::now() : 0;  // trace::now: the steady clock, traced or not
   FileMapping mapping;  // outlives every participant: run_on_workers waits for them
   if (path != ReadPath::staged && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
     job->mapping = &mapping;
@@ -229,7 +223,7 @@ PathTuner* Engine::tuner_for(const Request& req, std::ptrdiff_t share) noexcept 
 // on an engine that stayed idle, with no participant making its lane (pinned allocations cost
 // more than the read) and the mapping intact.
 void Engine::learn(PathTuner& tuner, ReadPath chosen, Job& job, std::int64_t began_ns) {
-  const std::int64_t took = steady_ns() - began_ns;
+  const std::int64_t took = trace::now() - began_ns;
   const IoResult r = result_of(job);
   if (r.bytes != static_cast<ssize_t>(job.req.size) || job.made_lanes.load(std::memory_order_relaxed) ||
       job.device_in_doubt.load(std::memory_order_relaxed) || jobs_.load(std::memory_order_relaxed) != 0 ||

@@ -19,13 +19,13 @@ const char* path_name(ReadPath path) noexcept {
 void PathTuner::set_candidates(const ReadPath* paths, std::size_t count) noexcept {
   count_ = 0;
   for (std::size_t i = 0; i < count && count_ < candidates_.size(); ++i)
-    if (!find(paths[i])) candidates_[count_++].path = paths[i];
+    if (index_of(paths[i]) == count_) candidates_[count_++].path = paths[i];
 }
 
-PathTuner::Candidate* PathTuner::find(ReadPath path) noexcept {
-  for (std::size_t i = 0; i < count_; ++i)
-    if (candidates_[i].path == path) return &candidates_[i];
-  return nullptr;
+std::size_t PathTuner::index_of(ReadPath path) const noexcept {
+  std::size_t i = 0;
+  while (i < count_ && candidates_[i].path != path) ++i;
+  return i;
 }
 
 PathTuner::Candidate* PathTuner::fastest() noexcept {
@@ -56,8 +56,9 @@ ReadPath PathTuner::choose() noexcept {
 bool PathTuner::record(ReadPath path, std::size_t bytes, std::int64_t ns) noexcept {
   if (bytes == 0 || ns <= 0) return false;
   std::lock_guard lock(mu_);
-  Candidate* c = find(path);
-  if (!c) return false;
+  const std::size_t i = index_of(path);
+  if (i == count_) return false;
+  Candidate* c = &candidates_[i];
   const double sample = static_cast<double>(bytes) / static_cast<double>(ns);
   Candidate* before = fastest();
   const bool again = c->measured;
@@ -78,9 +79,8 @@ bool PathTuner::record(ReadPath path, std::size_t bytes, std::int64_t ns) noexce
 
 double PathTuner::rate(ReadPath path) const noexcept {
   std::lock_guard lock(mu_);
-  for (std::size_t i = 0; i < count_; ++i)
-    if (candidates_[i].path == path) return candidates_[i].measured ? candidates_[i].rate : 0;
-  return 0;
+  const std::size_t i = index_of(path);
+  return i < count_ && candidates_[i].measured ? candidates_[i].rate : 0;
 }
 
 }  // namespace hipfile::engine

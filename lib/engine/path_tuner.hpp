@@ -59,7 +59,7 @@ class PathTuner {
     std::uint64_t gap = kFirstProbeGap;
   };
   Candidate* fastest() noexcept;  // under mu_; nullptr before any is measured
-  Candidate* find(ReadPath path) noexcept;
+  std::size_t index_of(ReadPath path) const noexcept;  // count_ when not a candidate
 
   mutable std::mutex mu_;
   std::array<Candidate, 3> candidates_{};
