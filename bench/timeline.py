@@ -3,7 +3,7 @@
 """Where a call leaves the link idle: reads a HIPFILE_TRACE_FILE trace (lib/engine/trace.hpp) and
 says, per request on the workers, how long the call ran before its first copy could start (head),
 how long after its last copy finished it returned (tail), how long the link had no copy queued in
-between (gaps), the link's rate from first copy to last against the call's rate, and the rate of
+between (gaps, and those in the first 2 ms of copying), the link's rate from first copy to last against the call's rate, and the rate of
 one copy while it ran (copy_gbps: what page-cache reads beside the copies leave the link).
 
     HIPFILE_TRACE_FILE=/tmp/t.csv hipfile-io ... ; python3 bench/timeline.py /tmp/t.csv
@@ -77,6 +77,9 @@ def figures(request, copies):
         "first_read_done_us": (min(c["read_done"] for c in copies) - begin) * us,
         "head_us": (first_start - begin) * us,
         "gaps_us": idle_inside([(c["start"], c["end"]) for c in timed]) * us,
+        # Of those, the ones in the first 2 ms of copying: while the ramp's small pieces run.
+        "gaps_first_2ms_us": idle_inside([(c["start"], min(c["end"], first_start + 2_000_000)) for c in timed
+                                          if c["start"] < first_start + 2_000_000]) * us,
         "last_read_done_us": (end - max(c["read_done"] for c in copies)) * us,
         "tail_us": (end - last_end) * us,
         "call_gbps": request["size"] / max(1, end - begin),

@@ -274,14 +274,15 @@ Status Engine::run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t sh
   // and it is not counted), and handed over in one step that cannot fail. Once a worker has it,
   // this call waits for it: the mapping and the file lease must outlive every participant.
   std::list<std::shared_ptr<Job>> entries(static_cast<std::size_t>(n), job);
+  job->awaited = true;
   jobs_.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard lock(mu_);
     queue_.splice(queue_.end(), entries);
+    queued_.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);
   }
   if (n == 1) wake_.notify_one(); else wake_.notify_all();
-  std::unique_lock lock(job->mu);
-  job->done_cv.wait(lock, [&] { return job->finished == job->participants; });
+  await(*job);
   jobs_.fetch_sub(1, std::memory_order_relaxed);
   return Status::success();
 }

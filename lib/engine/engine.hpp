@@ -74,6 +74,8 @@ class Engine {
   std::ptrdiff_t fair_share() const noexcept;
   off_t parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept;
   void worker_main(Worker& w);
+  void linger() const noexcept;
+  void await(Job& job) const;
   Lane* worker_lane(Worker& w, int device, Status& st, bool& made);
   // movers.cpp: one thread's part of a job, by the mover its memory and direction take.
   void run(Job& job, Lane* lane) noexcept;
@@ -89,6 +91,7 @@ class Engine {
   std::mutex mu_;
   std::condition_variable wake_;
   std::list<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
+  std::atomic<std::size_t> queued_{0};      // queue_.size(), for lingering workers to read without mu_
   bool stopping_ = false;
   std::once_flag started_;
   std::atomic<int> map_active_{0};  // workers on the mapped path now

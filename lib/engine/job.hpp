@@ -70,7 +70,9 @@ struct Job {
   off_t eof;                       // lowest file offset where a read came up short
   off_t lost;                      // lowest start of a claimed chunk that did not complete
   int participants = 0;
-  int finished = 0;
+  std::atomic<int> finished{0};        // participants done with the job (changed under mu)
+  std::atomic<int> finished_reads{0};  // staged-read participants past their last read (reads_done)
+  bool awaited = false;            // on the workers, its caller waiting in Engine::await
 
   /// Starts the job with smaller pieces, so that the first copies begin sooner: `kRampRounds`
   /// pieces per participant, growing piece by piece from `first` bytes towards the chunk size;
@@ -164,7 +166,14 @@ struct Job {
   }
   void participant_done() {
     std::lock_guard lock(mu);
-    if (++finished == participants) done_cv.notify_all();
+    if (finished.fetch_add(1) + 1 == participants) done_cv.notify_all();
+  }
+  /// A participant of a staged read has read its last chunk: only its queued copies are left.
+  /// When every participant has, the caller is woken to wait for those awake (Engine::await).
+  void reads_done() {
+    if (!awaited || finished_reads.fetch_add(1) + 1 != participants) return;
+    std::lock_guard lock(mu);
+    done_cv.notify_all();
   }
 
  private:

@@ -204,6 +204,7 @@ void run_read(Job& job, Lane& lane, const Config& config) {
     if (first < 0) first = a;
     if (!stage_piece(job, lane, config, a, b, first, track)) break;
   }
+  job.reads_done();
   const hipError_t drained = lane.drain();
   if (drained != hipSuccess) job.fail(Status::of_hip(drained), first);
   // The traced copies' lines, untimed when the lane could not confirm that they finished.

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "engine/job.hpp"
 #include "gpu/hip.hpp"
@@ -63,6 +65,7 @@ void Engine::worker_main(Worker& w) {
       if (queue_.empty()) return;  // stopping
       job = std::move(queue_.front());
       queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     Lane* lane = nullptr;
     if (job->req.device >= 0) {
@@ -78,7 +81,50 @@ void Engine::worker_main(Worker& w) {
     }
     if (!job->failed) run(*job, lane);
     job->participant_done();
+    job.reset();
+    linger();
   }
+}
+
+namespace {
+
+// How long a thread that expects work soon stays awake for it: a thread woken from a condition
+// variable on the H200's host began 0.1 ms late (its core had gone idle), at the start and the end
+// of every call (bench/RESULTS.md, "Awake at both ends of a call").
+constexpr auto kLinger = std::chrono::microseconds(200);
+constexpr auto kAwaitAwake = std::chrono::milliseconds(4);
+
+// Waiting awake yields the core rather than spinning on it: a caller or worker waiting awake
+// must not keep a runnable worker off a core.
+void relax() noexcept { std::this_thread::yield(); }
+
+}  // namespace
+
+// After its part of a job a worker watches the queue for a while before it sleeps, so that the
+// next of back-to-back calls finds it awake. Not with HIPFILE_WAIT=block, which asks for no
+// spinning.
+void Engine::linger() const noexcept {
+  if (config_.wait == WaitMode::block) return;
+  const auto until = std::chrono::steady_clock::now() + kLinger;
+  while (queued_.load(std::memory_order_relaxed) == 0 && std::chrono::steady_clock::now() < until) relax();
+}
+
+// The caller sleeps until its job's reads are done (or it is finished); what is left then is the
+// copies queued in the participants' slots, which it waits for awake, up to kAwaitAwake, so that
+// its return does not wait for its core to wake up. Jobs other than staged reads, and
+// HIPFILE_WAIT=block, sleep to the end.
+void Engine::await(Job& job) const {
+  auto done = [&] { return job.finished.load(std::memory_order_acquire) == job.participants; };
+  {
+    std::unique_lock lock(job.mu);
+    job.done_cv.wait(lock, [&] { return done() || job.finished_reads.load() == job.participants; });
+  }
+  if (config_.wait != WaitMode::block) {
+    const auto until = std::chrono::steady_clock::now() + kAwaitAwake;
+    while (!done() && std::chrono::steady_clock::now() < until) relax();
+  }
+  std::unique_lock lock(job.mu);
+  job.done_cv.wait(lock, done);
 }
 
 // A request's fair share of the workers: all of them on an idle engine, workers / (requests in
