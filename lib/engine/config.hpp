@@ -36,7 +36,7 @@ struct Config {
   bool tune_read_path = true;              // such engines measure mapped, mapped alone and staged, and read the fastest way
   WaitMode wait = WaitMode::poll;          // HIPFILE_WAIT: how engine workers wait; bench/RESULTS.md, "Session of 2026-12-02, morning"
   std::size_t prefetch_window = 128u << 20; // cold buffered reads keep this much asked of the disk ahead (WILLNEED); 0 = off
-  std::size_t first_chunk = 1u << 20;      // staged reads start with a piece this small, growing piece by piece to the chunk; 0 = off; bench/RESULTS.md, "The per-call bubble"
+  std::size_t first_chunk = 1u << 20;      // staged reads start with pieces this small, doubling up to the chunk; 0 = off; bench/RESULTS.md, "The per-call bubble"
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
   // then depth to fit; it never goes below one thread, one 64 KiB slot.

@@ -74,38 +74,27 @@ struct Job {
   std::atomic<int> finished_reads{0};  // staged-read participants past their last read (reads_done)
   bool awaited = false;            // on the workers, its caller waiting in Engine::await
 
-  /// Starts the job with smaller pieces, so that the first copies begin sooner: `kRampRounds`
-  /// pieces per participant, growing piece by piece from `first` bytes towards the chunk size;
-  /// then one piece up to the next multiple of the chunk size, from which the chunks are uniform
-  /// again. Growing by piece, not by round, staggers when the participants' reads finish: pieces
-  /// of one size for everyone (the ramp before) finished together and left the link idle between
-  /// the rounds (bench/RESULTS.md, "A gradual ramp"). Interior piece ends are multiples of 64 KiB
-  /// (so O_DIRECT alignment holds as for chunks). Called before the first claim; nothing changes
-  /// for a one-chunk request or a `first` not below the chunk size.
-  void ramp_up(off_t first, int participants) {
-    if (one_chunk || first <= 0 || first >= chunk || participants <= 0) return;
-    constexpr off_t kPieceAlign = 64 << 10;
-    const off_t pieces = off_t{kRampRounds} * participants;
+  /// Starts the job with smaller pieces, so that the first copies begin sooner: `per_round`
+  /// pieces of `first` bytes, then `per_round` of twice that, and so on while below the chunk
+  /// size; then one piece up to the next multiple of the chunk size, from which the chunks are
+  /// uniform again. Each piece ends on a multiple of its own size (so O_DIRECT alignment holds
+  /// as for chunks). Called before the first claim; nothing changes for a one-chunk request or
+  /// a `first` not below the chunk size.
+  void ramp_up(off_t first, int per_round) {
+    if (one_chunk || first <= 0 || first >= chunk || per_round <= 0) return;
     off_t at = req.offset;
-    for (off_t i = 0; i < pieces && at < end; ++i) {
-      ramp_.push_back(at);
-      const off_t size = first + (chunk - first) * i / pieces;
-      if (size >= end - at) {
-        at = end;
-      } else {
-        const off_t aligned = (at + size) / kPieceAlign * kPieceAlign;
-        at = aligned > at ? aligned : (at / kPieceAlign + 1) * kPieceAlign;  // an unaligned start's first piece
+    for (off_t size = first; size < chunk && at < end; size *= 2)
+      for (int i = 0; i < per_round && at < end; ++i) {
+        ramp_.push_back(at);
+        at = (at / size + 1) * size;
       }
-    }
-    if (at < end && at % chunk != 0) ramp_.push_back(at);
-    uniform_index_ = at / chunk + (at % chunk != 0 ? 1 : 0);
+    const off_t uniform = (at + chunk - 1) / chunk * chunk;
+    if (at < end && at < uniform) ramp_.push_back(at);
+    uniform_index_ = uniform / chunk;
     first_index_ = uniform_index_ - static_cast<off_t>(ramp_.size());
     next.store(first_index_, std::memory_order_relaxed);
     last = std::max(uniform_index_ - 1, (end - 1) / chunk);
   }
-  /// Ramp pieces per participant: three let the sizes grow in steps of a twelfth of a 4 MiB
-  /// chunk with twelve workers, fine enough that no two participants' reads line up.
-  static constexpr int kRampRounds = 3;
 
   /// Chunks in the request (all of them until the first claim).
   off_t chunks() const noexcept { return last - first_index_ + 1; }
