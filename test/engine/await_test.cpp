@@ -23,17 +23,12 @@ using hipfile::engine::Request;
 
 namespace {
 constexpr std::size_t kMiB = 1u << 20;
-
-Request read_of(off_t offset, std::size_t size) {
-  Request r;
-  r.offset = offset;
-  r.size = size;
-  return r;
-}
 }  // namespace
 
 TEST_CASE("An awaited job wakes its caller when every participant's reads are done", "[await]") {
-  Job job(read_of(0, 8 * kMiB), static_cast<off_t>(kMiB));
+  Request read;
+  read.size = 8 * kMiB;
+  Job job(read, static_cast<off_t>(kMiB));
   job.participants = 2;
   job.awaited = true;
   std::atomic<bool> woke{false};
@@ -53,7 +48,10 @@ TEST_CASE("An awaited job wakes its caller when every participant's reads are do
 }
 
 TEST_CASE("A job nobody awaits (a request on its caller's thread) counts no reads", "[await]") {
-  Job job(read_of(4096, 64 * 1024), static_cast<off_t>(kMiB));
+  Request read;
+  read.offset = 4096;
+  read.size = 64 * 1024;
+  Job job(read, static_cast<off_t>(kMiB));
   job.participants = 1;
   job.reads_done();
   CHECK(job.finished_reads.load() == 0);
