@@ -104,6 +104,12 @@ if [ -x "$build/bench/contention" ]; then
     for t in 4 8 16; do "$build/bench/contention" "$read_file" "$t" 4 1.0; done > "$out/contention.txt" 2>&1
     { echo "== contention (bench/contention FILE THREADS 4 1.0)"; cat "$out/contention.txt"; echo; } >> "$summary"
 fi
+# What a copy costs the link: 1 GiB in 1-8 MiB pieces over 1-16 streams against one copy. A staged
+# read copies chunk by chunk, so its chunk's ratio here caps it (bench/RESULTS.md, "What a copy costs").
+if [ -x "$build/bench/copy_streams" ]; then
+    "$build/bench/copy_streams" 3 > "$out/copy_streams.txt" 2>&1
+    { echo "== copy_streams (bench/copy_streams 3)"; cat "$out/copy_streams.txt"; echo; } >> "$summary"
+fi
 # 4. Small random reads (hot) against pread + hipMemcpy by hand with the same threads: IOPS.
 # 65536 reads per pass, 5 passes: with 16384 and 3 the 4 KiB ratio swung 0.85-0.92 between runs
 # of one commit; with these it read 0.92 best / 0.97 median (bench/RESULTS.md).
