@@ -3,8 +3,9 @@
 """Where a call leaves the link idle: reads a HIPFILE_TRACE_FILE trace (lib/engine/trace.hpp) and
 says, per request on the workers, how long the call ran before its first copy could start (head),
 how long after its last copy finished it returned (tail), how long the link had no copy queued in
-between (gaps, and those in the first 2 ms of copying), the link's rate from first copy to last against the call's rate, and the rate of
-one copy while it ran (copy_gbps: what page-cache reads beside the copies leave the link).
+between (gaps, and those in the first 2 ms of copying), the link's rate from first copy to last
+against the call's rate, and the rate of one copy while it ran (copy_gbps: what page-cache reads
+beside the copies leave the link).
 
     HIPFILE_TRACE_FILE=/tmp/t.csv hipfile-io ... ; python3 bench/timeline.py /tmp/t.csv
 
