@@ -2,6 +2,8 @@
 // hipFileStreamRegister / Deregister: flags, errors, the NULL stream, no implicit driver open.
 #include "common.hpp"
 
+#include <vector>
+
 using namespace hipfile::test;
 
 TEST_CASE("stream registration: flags, twice, deregister") {
@@ -36,10 +38,36 @@ TEST_CASE("a bad stream is a HIP driver error") {
 }
 #endif
 
+namespace {
+// Creates streams until the runtime hands out `want` again (hip-cpu, like GPU runtimes, reuses a
+// destroyed stream's handle); the others are destroyed. Null when none was.
+hipStream_t create_stream_at(hipStream_t want) {
+  std::vector<hipStream_t> others;
+  hipStream_t found = nullptr;
+  for (int i = 0; i < 16 && found == nullptr; ++i) {
+    hipStream_t s = nullptr;
+    HIP_CHECK(hipStreamCreate(&s));
+    if (s == want) found = s;
+    else others.push_back(s);
+  }
+  for (hipStream_t s : others) HIP_CHECK(hipStreamDestroy(s));
+  return found;
+}
+}  // namespace
+
 TEST_CASE("a destroyed and recreated stream handle registers again after deregistration") {
-  hipStream_t s = nullptr;
-  HIP_CHECK(hipStreamCreate(&s));
-  HF_OK(hipFileStreamRegister(s, 3));
-  HF_OK(hipFileStreamDeregister(s));
-  HIP_CHECK(hipStreamDestroy(s));
+  hipStream_t first = nullptr;
+  HIP_CHECK(hipStreamCreate(&first));
+  HF_OK(hipFileStreamRegister(first, 3));
+  HF_OK(hipFileStreamDeregister(first));
+  HIP_CHECK(hipStreamDestroy(first));
+  hipStream_t again = create_stream_at(first);
+  if (again == nullptr) HIPFILE_SKIP("the runtime did not hand the destroyed stream's handle out again");
+  // The same handle value, a new stream: it registers, with its own flags, exactly once.
+  HF_OK(hipFileStreamRegister(again, 0));
+  CHECK(hipFileStreamRegister(again, 0).err == hipFileInvalidValue);  // registered now
+  CHECK(hipFileStreamRegister(again, 3).err == hipFileInvalidValue);
+  HF_OK(hipFileStreamDeregister(again));
+  CHECK(hipFileStreamDeregister(again).err == hipFileInvalidValue);  // and deregistered
+  HIP_CHECK(hipStreamDestroy(again));
 }
