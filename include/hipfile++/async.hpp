@@ -7,6 +7,8 @@
  * stream);` enqueues the read on the stream; kernels enqueued after it see the data; op.get()
  * (or result() once the stream is known to have passed) gives the count or the Error. It is
  * movable (the words the library reads and writes live on the heap), so it fits a std::vector.
+ * A negative offset or a range beyond INT64_MAX is refused before the C call with
+ * hipFileInvalidValue, as hipFileReadAsync refuses it, the message naming the offset.
  *
  * The raw form below it: an AsyncOp owns the words the C API reads when the stream reaches the operation (size, file
  * offset, buffer offset) and the one it writes then (bytes). It is immovable, because the
@@ -162,7 +164,8 @@ class AsyncIo {
   static Result<AsyncIo> start(bool is_read, const File& file, const void* base, std::size_t size, Offset off,
                                Offset buffer_offset, hipStream_t stream) noexcept {
     const Context ctx = file.context(is_read ? Operation::read : Operation::write, off, size);
-    if (!detail::valid_range(off, size)) return unexpected(Error::from_op(hipFileInvalidValue).in(ctx));
+    // Refused as hipFileReadAsync/WriteAsync would refuse it: hipFileInvalidValue.
+    if (!detail::valid_range(off, size)) return unexpected(detail::bad_range_op(off, size).in(ctx));
     AsyncIo io;
     io.words_.reset(new (std::nothrow) Words{size, off, buffer_offset, 0});
     if (!io.words_) return unexpected(Error::from_errno(ENOMEM).in(ctx));
@@ -175,7 +178,8 @@ class AsyncIo {
                 : hipFileWriteAsync(file.handle(), b, &w.size, &w.file_offset, &w.buffer_offset, &w.bytes, stream);
     if (s.err != hipFileSuccess) {
       io.words_.reset();  // nothing was enqueued: nothing to wait for
-      return unexpected(detail::stale_handle(Error::from_status(s), file.handle()).in(ctx));
+      const Error e = detail::explain_overrun(Error::from_status(s), static_cast<const std::byte*>(base) + buffer_offset, size);
+      return unexpected(detail::stale_handle(e, file.handle()).in(ctx));
     }
     // Without an event (creation failed), done() and wait() fall back to the whole stream.
     if (hipEventCreateWithFlags(&io.event_, hipEventDisableTiming) != hipSuccess) io.event_ = nullptr;
@@ -189,7 +193,7 @@ class AsyncIo {
                                           std::span<const std::byte> s, Offset off, hipStream_t stream) noexcept {
     const Context ctx = file.context(is_read ? Operation::read : Operation::write, off, s.size());
     if (!reg) return unexpected(Error::from_op(hipFileMemoryNotRegistered).in(ctx));
-    if (!reg.contains(s)) return unexpected(Error::from_op(hipFileInvalidValue).in(ctx));
+    if (!reg.contains(s)) return unexpected(detail::outside_registration(reg, s).in(ctx));
     return start(is_read, file, reg.base(), s.size(), off, reg.offset_of(s), stream);
   }
 

@@ -8,7 +8,9 @@
  * - C++ terms: `add_read(file, span, offset)` / `add_write(...)` any number of times, then
  *   `submit()` and `wait()`, which returns one decoded Result<std::size_t> per entry in the
  *   order added. There is no capacity: entries are split across C batches of up to 128.
- *   A zero-length entry completes as 0 without reaching the library.
+ *   A zero-length entry completes as 0 without reaching the library. An entry with a negative
+ *   offset or a range beyond INT64_MAX completes as hipFileInvalidValue without reaching it (what
+ *   hipFileBatchIOSubmit gives a C caller), its message naming the offset.
  * - The raw C structs: `setup(max_nr)`, `submit(span<const hipFileIOParams_t>)`, `poll`,
  *   `cancel`; Pending::decode() (or Error::from_bytes_result) turns an event into a Result.
  *
@@ -225,15 +227,19 @@ class Batch {
     entries_.push_back(batch_op(opcode, file.handle(), base, size, off, buffer_offset, index));
     contexts_.push_back(file.context(opcode == hipFileBatchRead ? Operation::read : Operation::write, off, size));
     results_.emplace_back();
-    if (!detail::valid_range(off, size)) {
-      fail(entries_.size() - 1, Error::from_op(hipFileInvalidValue));
+    if (!detail::valid_range(off, size)) {  // as hipFileBatchIOSubmit would refuse it
+      fail(entries_.size() - 1, detail::bad_range_op(off, size));
     } else if (size == 0) {
       results_.back().emplace(std::size_t{0});
     }
   }
-  // Entry @p i failed with @p e: the error gets the entry's context.
+  // Entry @p i failed with @p e: the error gets the entry's context, and an explanation where
+  // the entry's bytes run past their device allocation.
   void fail(std::size_t i, const Error& e) noexcept {
-    results_[i].emplace(unexpected(detail::stale_handle(e, entries_[i].fh).in(contexts_[i])));
+    const auto& io = entries_[i].u.batch;
+    const void* mem = static_cast<const std::byte*>(io.devPtr_base) + (io.devPtr_offset > 0 ? io.devPtr_offset : 0);
+    const Error explained = detail::explain_overrun(e, mem, io.size);
+    results_[i].emplace(unexpected(detail::stale_handle(explained, entries_[i].fh).in(contexts_[i])));
   }
   void finish(std::size_t i, Result<std::size_t> r) noexcept {
     if (r) {
@@ -248,7 +254,7 @@ class Batch {
     if (!reg) {
       fail(entries_.size() - 1, Error::from_op(hipFileMemoryNotRegistered));
     } else if (!reg.contains(s)) {
-      fail(entries_.size() - 1, Error::from_op(hipFileInvalidValue));
+      fail(entries_.size() - 1, detail::outside_registration(reg, s));
     }
   }
 

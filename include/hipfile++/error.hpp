@@ -10,7 +10,10 @@
  * - what: the operation ("read", "open", ...), and where the caller's objects know them, the
  *   path, the file offset and the length.
  * message() puts both in one line: "read of 4096 bytes at offset 1048576 from 'data.bin': end
- * of file", "open 'missing.bin': No such file or directory (ENOENT)".
+ * of file", "open 'missing.bin': No such file or directory (ENOENT)". Where hipfile++ knows
+ * more than the code says (a span past its allocation, a negative offset), an explanation
+ * follows: "...: invalid argument: size 2097152 at buffer offset 0 runs past the buffer's
+ * 1048576 bytes".
  *
  * It converts to and from the C API's return conventions (`hipFileError_t`, the `ssize_t` of
  * hipFileRead/Write, the -errno/-op bytes result of batch and async), so C++ and C code can
@@ -215,6 +218,19 @@ class Error {
   /// The same error, done by @p op (with no path, offset or length).
   [[nodiscard]] Error in(Operation op) const noexcept { return in(Context(op)); }
 
+  /// The same error with @p why, what exactly was wrong, appended to message(); an empty
+  /// @p why leaves it as it is. Not part of operator==: the code stays what callers compare.
+  [[nodiscard]] Error explained(std::string why) const {
+    Error e = *this;
+    if (!why.empty()) e.explanation_ = std::make_shared<const std::string>(std::move(why));
+    return e;
+  }
+  /// What explained() added, empty when nothing was.
+  [[nodiscard]] const std::string& explanation() const noexcept {
+    static const std::string none;
+    return explanation_ ? *explanation_ : none;
+  }
+
   /// Back to the C status; the errno, which that struct cannot hold, is dropped (a plain
   /// system error becomes hipFileInternalError).
   [[nodiscard]] hipFileError_t to_status() const noexcept {
@@ -245,6 +261,7 @@ class Error {
   [[nodiscard]] std::string message() const {
     std::string what = describe_context();
     std::string why = describe_cause();
+    if (explanation_) why += ": " + *explanation_;
     if (what.empty()) return why;
     return what + ": " + why;
   }
@@ -303,6 +320,7 @@ class Error {
   int errno_ = 0;
   bool eof_ = false;
   Context ctx_;
+  std::shared_ptr<const std::string> explanation_;  // shared, like the path: copies stay cheap
 };
 
 /// The return type of every fallible hipfile++ call: `std::expected<T, Error>` where the
@@ -310,6 +328,50 @@ class Error {
 /// error with `hipfile::unexpected(e)`.
 template <class T>
 using Result = expected<T, Error>;
+
+namespace detail {
+
+/// Why [offset, offset + length) is no file range (negative, or past INT64_MAX); empty when it
+/// is one. The offset is named, so the message says which number was wrong.
+[[nodiscard]] inline std::string range_problem(Offset offset, std::size_t length) {
+  if (offset < 0) return "the file offset " + std::to_string(offset) + " is negative";
+  if (valid_range(offset, length)) return {};
+  return "the file offset " + std::to_string(offset) + " plus " + std::to_string(length) +
+         " bytes passes INT64_MAX";
+}
+
+/// A bad file range as hipFileRead/hipFileWrite report it (-1, errno EINVAL): File's
+/// synchronous I/O and io.hpp.
+[[nodiscard]] inline Error bad_range_errno(Offset offset, std::size_t length) {
+  return Error::from_errno(EINVAL).explained(range_problem(offset, length));
+}
+/// A bad file range as hipFileBatchIOSubmit and hipFileReadAsync/WriteAsync report it
+/// (hipFileInvalidValue): Batch, File::read_async/write_async and AsyncIo.
+[[nodiscard]] inline Error bad_range_op(Offset offset, std::size_t length) {
+  return Error::from_op(hipFileInvalidValue).explained(range_problem(offset, length));
+}
+
+/**
+ * @brief @p e, explained where it is hipFileInvalidValue because the @p size bytes at @p p run
+ *        past the device allocation that holds @p p (the library's check; the runtime knows the
+ *        allocation, a span does not). Asked only after the C call refused the request, so a
+ *        request that succeeds costs no runtime query.
+ */
+[[nodiscard]] inline Error explain_overrun(const Error& e, const void* p, std::size_t size) {
+  if (e.op() != hipFileInvalidValue || !e.explanation().empty() || p == nullptr) return e;
+  hipDeviceptr_t base = nullptr;
+  std::size_t bytes = 0;
+  if (hipMemGetAddressRange(&base, &bytes, const_cast<void*>(p)) != hipSuccess) {
+    (void)hipGetLastError();  // a host pointer: not the runtime's to describe
+    return e;
+  }
+  const auto start = reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(base);
+  if (start <= bytes && size <= bytes - start) return e;
+  return e.explained("size " + std::to_string(size) + " at buffer offset " + std::to_string(start) +
+                     " runs past the buffer's " + std::to_string(bytes) + " bytes");
+}
+
+}  // namespace detail
 
 /// The fallback expected's value() on an error prints the message before aborting.
 inline void report_bad_expected_access(const Error& e) noexcept {

@@ -35,6 +35,22 @@
 
 namespace hipfile {
 
+namespace detail {
+
+/// hipFileInvalidValue for a span @p s not inside @p reg's region, saying where it lies.
+[[nodiscard]] inline Error outside_registration(const Registration& reg, std::span<const std::byte> s) {
+  const auto base = reinterpret_cast<std::uintptr_t>(reg.base());
+  const auto start = reinterpret_cast<std::uintptr_t>(s.data());
+  const Error e = Error::from_op(hipFileInvalidValue);
+  const std::string region = "the registration's " + std::to_string(reg.size()) + " bytes";
+  if (start < base)
+    return e.explained("the span starts " + std::to_string(base - start) + " bytes before " + region);
+  return e.explained("size " + std::to_string(s.size()) + " at registration offset " + std::to_string(start - base) +
+                     " runs past " + region);
+}
+
+}  // namespace detail
+
 /// How File::open treats O_DIRECT.
 enum class DirectIo {
   prefer,   ///< add O_DIRECT; where the file system refuses it (EINVAL), open without it
@@ -203,8 +219,10 @@ class File {
    *        or host memory, or memory inside a registration, which the library finds itself:
    *        hipFileRead(handle, dst.data(), size, offset, 0)). Any trivially copyable element
    *        type: `file.read(buf.as<float>(), 0)`.
-   * @return the byte count, short at end of file (0 at or after it); EINVAL (a system error, as the C API gives) for a
-   *         negative offset or a range beyond INT64_MAX; or the Error of the C call.
+   * @return the byte count, short at end of file (0 at or after it); EINVAL (a system error, as
+   *         hipFileRead gives it) for a negative offset or a range beyond INT64_MAX, explained
+   *         with the offset; or the Error of the C call (hipFileInvalidValue for a span past
+   *         the end of its device allocation, explained with the sizes).
    */
   template <Writable T, std::size_t N>
   [[nodiscard]] Result<std::size_t> read(std::span<T, N> dst, Offset file_offset) const noexcept {
@@ -317,7 +335,8 @@ class File {
    *        executor (one-entry C batch; see pending.hpp for lifetime and destruction).
    * @return the Pending; get() gives the count (short at end of file) or the Error. A
    *         zero-length read is finished at once with 0; a refused submission is finished
-   *         with its Error.
+   *         with its Error. A negative offset or a range beyond INT64_MAX is
+   *         hipFileInvalidValue, as hipFileBatchIOSubmit reports it, explained with the offset.
    */
   template <Writable T, std::size_t N>
   [[nodiscard]] Pending<std::size_t> read_async(std::span<T, N> dst, Offset file_offset) const noexcept {
@@ -381,41 +400,48 @@ class File {
   Error io_error(const Error& e, Operation op, Offset off, std::size_t len) const noexcept {
     return detail::stale_handle(e, handle_).in(context(op, off, len));
   }
-  Result<std::size_t> io_result(ssize_t r, Operation op, Offset off, std::size_t len) const noexcept {
+  // @p mem: where the request's bytes start, so a refusal can say how they overran.
+  Result<std::size_t> io_result(ssize_t r, Operation op, Offset off, std::size_t len,
+                                const void* mem) const noexcept {
     if (r >= 0) return static_cast<std::size_t>(r);
-    return unexpected(io_error(Error::from_io_return(r), op, off, len));
+    return unexpected(detail::explain_overrun(io_error(Error::from_io_return(r), op, off, len), mem, len));
   }
+  // A bad range is refused as hipFileRead/Write would refuse it: EINVAL, a system error.
   Result<void> check_range(Operation op, Offset off, std::size_t len) const noexcept {
     if (detail::valid_range(off, len)) return {};
-    return unexpected(Error::from_errno(EINVAL).in(context(op, off, len)));
+    return unexpected(detail::bad_range_errno(off, len).in(context(op, off, len)));
   }
 
   Result<std::size_t> read_bytes(std::span<std::byte> dst, Offset off) const noexcept {
     if (auto r = check_range(Operation::read, off, dst.size()); !r) return unexpected(r.error());
-    return io_result(hipFileRead(handle_, dst.data(), dst.size(), off, 0), Operation::read, off, dst.size());
+    return io_result(hipFileRead(handle_, dst.data(), dst.size(), off, 0), Operation::read, off, dst.size(),
+                     dst.data());
   }
   Result<std::size_t> write_bytes(std::span<const std::byte> src, Offset off) const noexcept {
     if (auto r = check_range(Operation::write, off, src.size()); !r) return unexpected(r.error());
-    return io_result(hipFileWrite(handle_, src.data(), src.size(), off, 0), Operation::write, off, src.size());
+    return io_result(hipFileWrite(handle_, src.data(), src.size(), off, 0), Operation::write, off, src.size(),
+                     src.data());
   }
   Result<std::size_t> read_registered(const Registration& reg, std::span<std::byte> dst, Offset off) const noexcept {
     if (auto r = check_region(reg, dst); !r) return unexpected(r.error().in(context(Operation::read, off, dst.size())));
     if (auto r = check_range(Operation::read, off, dst.size()); !r) return unexpected(r.error());
     return io_result(hipFileRead(handle_, const_cast<void*>(reg.base()), dst.size(), off, reg.offset_of(dst)),
-                     Operation::read, off, dst.size());
+                     Operation::read, off, dst.size(), dst.data());
   }
   Result<std::size_t> write_registered(const Registration& reg, std::span<const std::byte> src,
                                        Offset off) const noexcept {
     if (auto r = check_region(reg, src); !r) return unexpected(r.error().in(context(Operation::write, off, src.size())));
     if (auto r = check_range(Operation::write, off, src.size()); !r) return unexpected(r.error());
     return io_result(hipFileWrite(handle_, reg.base(), src.size(), off, reg.offset_of(src)), Operation::write, off,
-                     src.size());
+                     src.size(), src.data());
   }
 
   Pending<std::size_t> start(hipFileOpcode_t opcode, const void* base, std::size_t size, Offset off,
                              Offset buffer_offset) const noexcept {
     const Operation op = opcode == hipFileBatchRead ? Operation::read : Operation::write;
-    if (auto r = check_range(op, off, size); !r) return Pending<>::finished(unexpected(r.error()));
+    // Refused as hipFileBatchIOSubmit, which runs it, would refuse it: hipFileInvalidValue.
+    if (!detail::valid_range(off, size))
+      return Pending<>::finished(unexpected(detail::bad_range_op(off, size).in(context(op, off, size))));
     return Pending<>::submit(batch_op(opcode, handle_, base, size, off, buffer_offset), context(op, off, size));
   }
   Pending<std::size_t> start_registered(hipFileOpcode_t opcode, const Registration& reg,
@@ -427,7 +453,7 @@ class File {
 
   static Result<void> check_region(const Registration& reg, std::span<const std::byte> s) noexcept {
     if (!reg) return unexpected(Error::from_op(hipFileMemoryNotRegistered));
-    if (!reg.contains(s)) return unexpected(Error::from_op(hipFileInvalidValue));
+    if (!reg.contains(s)) return unexpected(detail::outside_registration(reg, s));
     return {};
   }
 

@@ -31,13 +31,13 @@ namespace hipfile {
  * @brief Reads @p length bytes at @p offset of @p file into a new DeviceBuffer on @p device
  *        (-1: the current device).
  * @return the buffer, exactly @p length bytes; an end-of-file Error (is_eof()) when the file
- *         ends before offset + length; EINVAL for a negative offset or a range
- *         beyond INT64_MAX; or the error of the allocation or the read.
+ *         ends before offset + length; EINVAL (as File::read) for a negative offset or a range
+ *         beyond INT64_MAX, explained with the offset; or the error of the allocation or the read.
  */
 [[nodiscard]] inline Result<DeviceBuffer> read_to_device(const File& file, Offset offset, std::size_t length,
                                                          int device = -1) noexcept {
   if (!detail::valid_range(offset, length))
-    return unexpected(Error::from_errno(EINVAL).in(file.context(Operation::read, offset, length)));
+    return unexpected(detail::bad_range_errno(offset, length).in(file.context(Operation::read, offset, length)));
   auto buf = DeviceBuffer::allocate(length, device);
   if (!buf) return unexpected(buf.error().in(file.context(Operation::allocate, std::nullopt, length)));
   if (auto r = file.read_exact(buf->bytes(), offset); !r) return unexpected(r.error());

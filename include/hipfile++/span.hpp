@@ -25,7 +25,12 @@ namespace hipfile {
  *
  * Signed 64-bit, the same type as `off_t`/`hoff_t` on 64-bit Linux, so a value from lseek or
  * the C API passes unchanged. A negative offset, or an offset + length beyond INT64_MAX, is
- * refused with EINVAL (a system error, as hipFile 0.4+ reports it) before any C call.
+ * refused before any C call with the code the C call underneath gives a C caller, and a
+ * message that names the offset ("the file offset -4096 is negative"):
+ * - File::read/write/read_exact/write_all and io.hpp (hipFileRead/hipFileWrite): EINVAL, a
+ *   system error (is_system(), sys_errno() == EINVAL), as hipFile 0.4 and later report it;
+ * - Batch, File::read_async/write_async (a batch entry) and AsyncIo (hipFileBatchIOSubmit,
+ *   hipFileReadAsync/WriteAsync): hipFileInvalidValue (op()).
  */
 using Offset = std::int64_t;
 

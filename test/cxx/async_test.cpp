@@ -120,8 +120,14 @@ TEST_CASE("AsyncIo: refusals and failures carry the operation, path and range", 
   HIP_CHECK(hipStreamCreate(&s));
   auto neg = hipfile::AsyncIo::read(*ro, dev->bytes(), -1, s);
   REQUIRE(!neg);
-  CHECK(neg.error().op() == hipFileInvalidValue);
+  CHECK(neg.error().op() == hipFileInvalidValue);  // what hipFileReadAsync gives a C caller
   CHECK(*neg.error().offset() == -1);
+  CHECK(neg.error().message() == "read of 4096 bytes at offset -1 from '" + tf.path() +
+                                     "': invalid argument: the file offset -1 is negative");
+  auto past = hipfile::AsyncIo::read(*ro, std::span<std::byte>(dev->bytes().data() + 2048, 4096), 0, s);
+  REQUIRE(!past);
+  CHECK(past.error().op() == hipFileInvalidValue);
+  CHECK(past.error().explanation() == "size 4096 at buffer offset 2048 runs past the buffer's 4096 bytes");
   auto w = hipfile::AsyncIo::write(*ro, dev->bytes(), 0, s);  // read-only: fails when it runs
   REQUIRE(w);
   auto r = w->get();

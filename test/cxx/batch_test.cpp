@@ -150,9 +150,30 @@ TEST_CASE("Batch: a refused entry fails alone, the others in its C batch still r
   CHECK(results[1].error().op() == hipFileHandleNotRegistered);
   CHECK(results[2] == hipfile::Result<std::size_t>(4096));
   REQUIRE(!results[3]);
-  CHECK(results[3].error().op() == hipFileInvalidValue);
+  CHECK(results[3].error().op() == hipFileInvalidValue);  // what hipFileBatchIOSubmit gives a C caller
+  CHECK(results[3].error().message() == "read of 4096 bytes at offset -1 from '" + tf.path() +
+                                            "': invalid argument: the file offset -1 is negative");
   CHECK(std::equal(host.begin(), host.begin() + 4096, pattern(4096, 4).begin()));
   CHECK(std::equal(host.begin() + 8192, host.end(), pattern(4096, 4, 8192).begin()));
+}
+
+TEST_CASE("Batch: an entry past the end of its device allocation fails with the sizes", "[batch]") {
+  TempFile tf(8192, 6);
+  auto file = hipfile::File::open(tf.path(), O_RDONLY);
+  REQUIRE(file);
+  DeviceMem dev(4096);
+  hipfile::Batch batch;
+  batch.add_read(*file, std::span<std::byte>(dev.bytes(), 4096), 0);
+  batch.add_read(*file, std::span<std::byte>(dev.bytes() + 2048, 4096), 4096);  // runs 2048 bytes past
+  (void)batch.submit();  // the library refuses the C batch; the entries are retried one by one
+  auto results = batch.wait();
+  REQUIRE(results.size() == 2);
+  CHECK(results[0] == hipfile::Result<std::size_t>(4096));
+  REQUIRE(!results[1]);
+  CHECK(results[1].error() == hipfile::Error::from_op(hipFileInvalidValue));
+  CHECK(results[1].error().message() == "read of 4096 bytes at offset 4096 from '" + tf.path() +
+                                            "': invalid argument: size 4096 at buffer offset 2048 runs past the "
+                                            "buffer's 4096 bytes");
 }
 
 TEST_CASE("Batch: destroying a submitted batch cancels or waits, so the memory is free afterwards", "[batch]") {

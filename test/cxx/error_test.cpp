@@ -210,3 +210,16 @@ TEST_CASE("Error::message says what failed: operation, length, offset, path", "[
   CHECK(*outer.length() == 8u);
   CHECK(outer.path() == "data.bin");
 }
+
+TEST_CASE("Error::explained adds what exactly was wrong to the message, not to equality", "[error]") {
+  const Error plain = Error::from_op(hipFileInvalidValue).in(hipfile::Context(hipfile::Operation::read, nullptr, 0, 16));
+  const Error e = plain.explained("size 16 at buffer offset 8 runs past the buffer's 16 bytes");
+  CHECK(e == plain);  // the same code: callers that compare codes see no difference
+  CHECK(e.explanation() == "size 16 at buffer offset 8 runs past the buffer's 16 bytes");
+  CHECK(plain.explanation().empty());
+  CHECK(e.message() == "read of 16 bytes at offset 0: invalid argument: size 16 at buffer offset 8 runs past the buffer's 16 bytes");
+  CHECK(plain.explained("").message() == plain.message());
+  // The explanation survives a later context, as the path does.
+  CHECK(Error::from_errno(EINVAL).explained("the file offset -1 is negative").in(hipfile::Operation::write).message() ==
+        "write: Invalid argument (EINVAL): the file offset -1 is negative");
+}

@@ -92,11 +92,19 @@ TEST_CASE("read_async refusals come back through get()", "[pending]") {
   auto file = hipfile::File::open(tf.path(), O_RDONLY);
   REQUIRE(file);
   std::vector<std::byte> host(64);
+  // A one-entry batch: refused as hipFileBatchIOSubmit refuses it, hipFileInvalidValue.
   SECTION("negative offset") {
-    CHECK(file->read_async(std::span(host), -1).get().error() == hipfile::Error::from_errno(EINVAL));
+    const auto e = file->read_async(std::span(host), -1).get().error();
+    CHECK(e == hipfile::Error::from_op(hipFileInvalidValue));
+    CHECK(e.message() == "read of 64 bytes at offset -1 from '" + tf.path() +
+                             "': invalid argument: the file offset -1 is negative");
+    CHECK(file->write_async(std::span<const std::byte>(host), -2).get().error().explanation() ==
+          "the file offset -2 is negative");
   }
   SECTION("offset + length beyond INT64_MAX") {
-    CHECK(file->read_async(std::span(host), INT64_MAX - 10).get().error() == hipfile::Error::from_errno(EINVAL));
+    const auto e = file->read_async(std::span(host), INT64_MAX - 10).get().error();
+    CHECK(e == hipfile::Error::from_op(hipFileInvalidValue));
+    CHECK(e.explanation() == "the file offset 9223372036854775797 plus 64 bytes passes INT64_MAX");
   }
   SECTION("an empty File") {
     hipfile::File empty;
