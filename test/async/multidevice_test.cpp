@@ -34,11 +34,8 @@ int current_device() {
   return d;
 }
 
-#define NEED_TWO_DEVICES()                                  \
-  if (device_count() < 2) {                                 \
-    WARN("fewer than two devices: nothing to check");       \
-    return;                                                 \
-  }
+#define NEED_TWO_DEVICES() \
+  if (device_count() < 2) HIPFILE_SKIP("fewer than two devices")
 
 /// A stream created on `device`; the caller's current device is restored.
 struct DevStream {

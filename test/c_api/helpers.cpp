@@ -91,7 +91,6 @@ void* allocate_at(void* want, std::size_t size) {
     else others.push_back(q);
   }
   for (void* q : others) REQUIRE(hipFree(q) == hipSuccess);
-  if (found == nullptr) WARN("the runtime did not hand the freed address out again; nothing to check");
   return found;
 }
 

@@ -81,7 +81,7 @@ bool supports_odirect(const std::string& path);
 bool make_cold(const std::string& path);
 
 /// hipMalloc's until an allocation of `size` lands at `want` (hip-cpu, like GPU runtimes, hands
-/// a freed address out again); the others are freed. Null, with a warning, when none did.
+/// a freed address out again); the others are freed. Null when none did: the caller skips.
 void* allocate_at(void* want, std::size_t size);
 
 /// Number of open descriptors in this process.

@@ -195,11 +195,8 @@ TEST_CASE("DeviceBuffer::allocate failures return the HIP error and keep the cur
   CHECK(current_device() == dev);
 }
 
-TEST_CASE("DeviceBuffer::allocate on another device restores the caller's device", "[device_buffer]") {
-  if (device_count() < 2) {
-    WARN("one device: the multi-device case is not exercised");
-    return;
-  }
+TEST_CASE("DeviceBuffer::allocate on another device restores the caller's device", "[device_buffer][environment]") {
+  if (device_count() < 2) HIPFILE_SKIP("one device: allocating on another device needs two");
   REQUIRE(hipSetDevice(0) == hipSuccess);
   [[maybe_unused]] const auto live1 = live(1);
   {

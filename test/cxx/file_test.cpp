@@ -6,6 +6,8 @@
 #include <hipfile++/file.hpp>
 
 #include <fcntl.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -271,11 +273,55 @@ TEST_CASE("An exclusive create stays exclusive and gets O_DIRECT where the file 
   ::unlink(path.c_str());
 }
 
-TEST_CASE("File::size of a block device is its capacity, and the file position stays", "[file]") {
-  // Any block device of at least 8 KiB this process may open (containers often allow none).
+namespace {
+
+// A block device this process opened read-only, and the capacity it should report.
+struct BlockDevice {
+  int fd = -1;
   std::string name;
   std::uint64_t bytes = 0;
-  int fd = -1;
+};
+
+// A loop device over a temporary file, detached again on destruction (root only). CI runs as
+// root, so there the block-device case always has a device of a known size.
+class LoopDevice {
+ public:
+  static constexpr std::uint64_t kBytes = 256 * 1024;
+  LoopDevice() : backing_(kBytes, 9) {
+    const int file = ::open(backing_.c_str(), O_RDWR | O_CLOEXEC);
+    if (file < 0) return;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/dev", ec)) {
+      const std::string n = entry.path().filename().string();
+      if (n.rfind("loop", 0) != 0 || !entry.is_block_file(ec)) continue;
+      const int fd = ::open(entry.path().c_str(), O_RDWR | O_CLOEXEC);
+      if (fd < 0) continue;
+      if (::ioctl(fd, LOOP_SET_FD, file) == 0) {  // EBUSY: in use by someone else, try the next
+        loop_ = fd;
+        path_ = entry.path().string();
+        break;
+      }
+      ::close(fd);
+    }
+    ::close(file);
+  }
+  ~LoopDevice() {
+    if (loop_ < 0) return;
+    (void)::ioctl(loop_, LOOP_CLR_FD, 0);
+    ::close(loop_);
+  }
+  LoopDevice(const LoopDevice&) = delete;
+  LoopDevice& operator=(const LoopDevice&) = delete;
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  t::TempFile backing_;
+  int loop_ = -1;
+  std::string path_;  // empty: no loop device could be attached
+};
+
+// Any existing block device of at least 8 KiB this process may open (as root, usually some).
+BlockDevice open_any_block_device() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/sys/class/block", ec)) {
     std::uint64_t sectors = 0;
@@ -284,27 +330,31 @@ TEST_CASE("File::size of a block device is its capacity, and the file position s
     const bool read = std::fscanf(sz, "%" SCNu64, &sectors) == 1;
     std::fclose(sz);
     if (!read || sectors < 16) continue;
-    fd = ::open(("/dev/" + entry.path().filename().string()).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    name = entry.path().filename().string();
-    bytes = sectors * 512;
-    break;
+    const std::string name = entry.path().filename().string();
+    const int fd = ::open(("/dev/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) return {fd, name, sectors * 512};
   }
-  if (fd < 0) {
-    WARN("no block device can be opened: nothing to check");
-    return;
-  }
-  CAPTURE(name);
-  REQUIRE(::lseek(fd, 4096, SEEK_SET) == 4096);
-  auto f = File::adopt(fd);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("File::size of a block device is its capacity, and the file position stays", "[file][environment]") {
+  LoopDevice loop;
+  BlockDevice dev;
+  if (!loop.path().empty()) dev = {::open(loop.path().c_str(), O_RDONLY | O_CLOEXEC), loop.path(), LoopDevice::kBytes};
+  if (dev.fd < 0) dev = open_any_block_device();
+  if (dev.fd < 0) HIPFILE_SKIP("no block device can be opened and no loop device attached (needs root)");
+  CAPTURE(dev.name);
+  REQUIRE(::lseek(dev.fd, 4096, SEEK_SET) == 4096);
+  auto f = File::adopt(dev.fd);
   if (!f) {
-    ::close(fd);
-    WARN("the block device cannot be registered: nothing to check");
-    return;
+    ::close(dev.fd);
+    HIPFILE_SKIP("the block device " << dev.name << " cannot be registered: " << f.error().message());
   }
   auto size = f->size();
   REQUIRE(size.has_value());
-  CHECK(*size == bytes);
+  CHECK(*size == dev.bytes);
   CHECK(::lseek(f->fd(), 0, SEEK_CUR) == 4096);
 }
 
@@ -334,12 +384,41 @@ TEST_CASE("File I/O failures return the right Error", "[file]") {
     auto r = f.read(dst, -4096);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error() == Error::from_errno(EINVAL));  // hipFile 0.4+: -1 with errno EINVAL
+    CHECK(r.error().message() == "read of 4096 bytes at offset -4096 from '" + tmp.path() +
+                                     "': Invalid argument (EINVAL): the file offset -4096 is negative");
+    CHECK(f.write(dst, -1).error().explanation() == "the file offset -1 is negative");
+    CHECK(f.read_exact(dst, -1).error() == Error::from_errno(EINVAL));
+    // What hipFileRead itself gives a C caller: the same code.
+    errno = 0;
+    CHECK(hipFileRead(f.handle(), dev.get(), 4096, -4096, 0) == -1);
+    CHECK(errno == EINVAL);
+  }
+  SECTION("a range past INT64_MAX") {
+    File f = open_ok(tmp.path(), O_RDONLY);
+    auto r = f.read(dst, INT64_MAX - 10);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error() == Error::from_errno(EINVAL));
+    CHECK(r.error().explanation() == "the file offset 9223372036854775797 plus 4096 bytes passes INT64_MAX");
   }
   SECTION("a span past the end of the device allocation") {
     File f = open_ok(tmp.path(), O_RDONLY);
     auto r = f.read(std::span<std::byte>(dev.bytes() + 4096, 8192), 0);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error() == Error::from_op(hipFileInvalidValue));
+    CHECK(r.error().message() == "read of 8192 bytes at offset 0 from '" + tmp.path() +
+                                     "': invalid argument: size 8192 at buffer offset 4096 runs past the buffer's 8192 bytes");
+    File w = open_ok(tmp.path(), O_RDWR);
+    auto wr = w.write(std::span<const std::byte>(dev.bytes(), 8193), 0);
+    REQUIRE_FALSE(wr.has_value());
+    CHECK(wr.error().explanation() == "size 8193 at buffer offset 0 runs past the buffer's 8192 bytes");
+    CHECK(t::read_file(tmp.path()) == t::pattern(8192, 3));  // nothing written
+  }
+  SECTION("a span of host memory past its end: the library's code, nothing made up") {
+    File f = open_ok(tmp.path(), O_RDONLY);
+    std::vector<std::byte> host(16);
+    auto r = f.read(std::span(host), 0);  // host memory the runtime does not know: no allocation to name
+    REQUIRE(r.has_value());
+    CHECK(*r == 16);
   }
   SECTION("a span outside the registration") {
     File f = open_ok(tmp.path(), O_RDONLY);
@@ -348,9 +427,18 @@ TEST_CASE("File I/O failures return the right Error", "[file]") {
     auto r = f.read(*reg, std::span<std::byte>(dev.bytes() + 2048, 4096), 0);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error() == Error::from_op(hipFileInvalidValue));
+    CHECK(r.error().message() == "read of 4096 bytes at offset 0 from '" + tmp.path() +
+                                     "': invalid argument: size 4096 at registration offset 2048 runs past the "
+                                     "registration's 4096 bytes");
     auto w = f.write(*reg, std::span<const std::byte>(dev.bytes() + 4096, 1), 0);
     REQUIRE_FALSE(w.has_value());
     CHECK(w.error() == Error::from_op(hipFileInvalidValue));
+    CHECK(w.error().explanation() == "size 1 at registration offset 4096 runs past the registration's 4096 bytes");
+    auto upper = Registration::create(std::span<const std::byte>(dev.bytes() + 4096, 4096));
+    REQUIRE(upper.has_value());
+    auto before = f.read(*upper, std::span<std::byte>(dev.bytes() + 1024, 16), 0);
+    REQUIRE_FALSE(before.has_value());
+    CHECK(before.error().explanation() == "the span starts 3072 bytes before the registration's 4096 bytes");
   }
   SECTION("an empty registration") {
     File f = open_ok(tmp.path(), O_RDONLY);

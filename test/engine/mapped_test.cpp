@@ -214,7 +214,7 @@ TEST_CASE("An engine of three workers tries mapped, mapped alone and staged, the
   CHECK(ways[6] == ways[4]);
 }
 
-TEST_CASE("A file not in the page cache is staged", "[mapped]") {
+TEST_CASE("A file not in the page cache is staged", "[mapped][environment]") {
   ClosedDriver guard;
   const std::size_t n = 40 * kMiB;
   TempFile f(n, 95);
@@ -231,14 +231,10 @@ TEST_CASE("A file not in the page cache is staged", "[mapped]") {
   REQUIRE(::mincore(p, n, resident.data()) == 0);
   ::munmap(p, n);
   ::close(fd);
-  const bool evicted = resident[0] == 0;
+  if (resident[0] != 0) HIPFILE_SKIP("the file system in " << test_dir() << " keeps pages resident");
   Registered r(f.path(), O_RDONLY);
   hipcpuResetCallCounts();
   CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
-  if (!evicted) {
-    WARN("the test directory keeps pages resident: the cold case is not exercised");
-    return;
-  }
   CHECK(hipcpuCallCount("hipHostRegister") == 0);
 }
 TEST_CASE("A file that shrinks during a mapped read gives a short count, never SIGBUS", "[mapped]") {

@@ -21,12 +21,11 @@ constexpr std::size_t kMiB = 1u << 20;
 
 bool has_odirect(int fd) { return (::fcntl(fd, F_GETFL) & O_DIRECT) != 0; }
 
-// True, with a warning, when the test directory's file system has no O_DIRECT: the test is moot.
-bool no_odirect(const TempFile& f) {
-  if (supports_odirect(f.path())) return false;
-  WARN("no O_DIRECT on the test directory's file system");
-  return true;
-}
+// Where the test directory's file system has no O_DIRECT, an O_DIRECT case checks nothing.
+#define SKIP_WITHOUT_ODIRECT(f) \
+  if (!supports_odirect((f).path())) HIPFILE_SKIP("no O_DIRECT in " << test_dir() << "; set HIPFILE_TEST_DIR to a real disk")
+// Where it keeps evicted pages, a not-cached case checks nothing.
+#define SKIP_WITHOUT_EVICTION() HIPFILE_SKIP("the file system in " << test_dir() << " keeps evicted pages")
 
 // The test's own answer, independent of the library's: mincore over a fresh mapping.
 bool resident(const std::string& path, off_t offset, std::size_t length) {
@@ -93,6 +92,7 @@ TEST_CASE("range_cached agrees with mincore, without reading the file", "[page_c
   CHECK_FALSE(hipfile::sys::range_cached(-1, 0, 4096));        // no descriptor
   // Large folios are dropped whole only: evict a range aligned to 4 MiB.
   if (!evict(f.path(), static_cast<off_t>(4 * kMiB), n - 4 * kMiB)) {
+    // The cached half above was checked: a note, not a skip.
     WARN("the test directory's file system keeps evicted pages: the not-cached half is not checked");
   } else {
     CHECK_FALSE(hipfile::sys::range_cached(fd, 0, n));
@@ -105,11 +105,11 @@ TEST_CASE("range_cached agrees with mincore, without reading the file", "[page_c
   hipfile::sys::ask_mincore_only(false);
 }
 
-TEST_CASE("An O_DIRECT client's read of cached data is served from the page cache", "[page_cache]") {
+TEST_CASE("An O_DIRECT client's read of cached data is served from the page cache", "[page_cache][environment]") {
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 71);
-  if (no_odirect(f)) return;
+  SKIP_WITHOUT_ODIRECT(f);
   const bool device = GENERATE(true, false);
   CAPTURE(device);
   Registered r(f.path(), O_RDONLY | O_DIRECT);
@@ -131,18 +131,15 @@ TEST_CASE("An O_DIRECT client's read of cached data is served from the page cach
   CHECK(sc.script().fds_used.count(r.fd) == 0);  // never the client's own fd
 }
 
-TEST_CASE("Ranges not in the page cache take O_DIRECT only when the client asked for it", "[page_cache]") {
+TEST_CASE("Ranges not in the page cache take O_DIRECT only when the client asked for it", "[page_cache][environment]") {
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 65);
-  if (no_odirect(f)) return;
+  SKIP_WITHOUT_ODIRECT(f);
   const bool client_direct = GENERATE(false, true);
   CAPTURE(client_direct);
   Registered r(f.path(), O_RDWR | (client_direct ? O_DIRECT : 0));
-  if (!evict(f.path(), 0, n)) {
-    WARN("the test directory's file system keeps evicted pages");
-    return;
-  }
+  if (!evict(f.path(), 0, n)) SKIP_WITHOUT_EVICTION();
   DeviceMem mem(n);
   REQUIRE(hipFileStatsReset().err == hipFileSuccess);
   ScopedSyscalls sc;
@@ -157,7 +154,7 @@ TEST_CASE("Ranges not in the page cache take O_DIRECT only when the client asked
   CHECK(sc.script().fds_used.count(r.fd) == 0);
 }
 
-TEST_CASE("Half cached, half not: each half from where it is, the data whole", "[page_cache]") {
+TEST_CASE("Half cached, half not: each half from where it is, the data whole", "[page_cache][environment]") {
   ClosedDriver guard;
   // Each chunk is read from the cache only when all of it is cached, so a chunk across the
   // boundary goes to the disk. Chunks of 256 KiB and no ramp put a chunk boundary on it however
@@ -165,12 +162,9 @@ TEST_CASE("Half cached, half not: each half from where it is, the data whole", "
   ScopedEnv layout{{"HIPFILE_CHUNK_SIZE", "262144"}, {"HIPFILE_FIRST_CHUNK", "0"}};
   const std::size_t n = 16 * kMiB;
   TempFile f(n, 72);
-  if (no_odirect(f)) return;
+  SKIP_WITHOUT_ODIRECT(f);
   Registered r(f.path(), O_RDONLY | O_DIRECT);
-  if (!evict(f.path(), static_cast<off_t>(n / 2), n / 2)) {
-    WARN("the test directory's file system keeps evicted pages");
-    return;
-  }
+  if (!evict(f.path(), static_cast<off_t>(n / 2), n / 2)) SKIP_WITHOUT_EVICTION();
   REQUIRE(resident(f.path(), 0, n / 2));
   DeviceMem mem(n);
   REQUIRE(hipFileStatsReset().err == hipFileSuccess);
@@ -185,11 +179,11 @@ TEST_CASE("Half cached, half not: each half from where it is, the data whole", "
   CHECK(used.buffered);
 }
 
-TEST_CASE("HIPFILE_DIRECT_READS_FROM_CACHE=false reads an O_DIRECT client's cached data from the disk", "[page_cache]") {
+TEST_CASE("HIPFILE_DIRECT_READS_FROM_CACHE=false reads an O_DIRECT client's cached data from the disk", "[page_cache][environment]") {
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 73);
-  if (no_odirect(f)) return;
+  SKIP_WITHOUT_ODIRECT(f);
   ::setenv("HIPFILE_DIRECT_READS_FROM_CACHE", "false", 1);
   {
     Registered r(f.path(), O_RDONLY | O_DIRECT);
@@ -206,11 +200,11 @@ TEST_CASE("HIPFILE_DIRECT_READS_FROM_CACHE=false reads an O_DIRECT client's cach
   ::unsetenv("HIPFILE_DIRECT_READS_FROM_CACHE");
 }
 
-TEST_CASE("A page dirtied through another descriptor just before an O_DIRECT read is read as written", "[page_cache]") {
+TEST_CASE("A page dirtied through another descriptor just before an O_DIRECT read is read as written", "[page_cache][environment]") {
   ClosedDriver guard;
   const std::size_t n = 12 * kMiB;
   TempFile f(n, 74);
-  if (no_odirect(f)) return;
+  SKIP_WITHOUT_ODIRECT(f);
   const bool from_cache = GENERATE(true, false);
   CAPTURE(from_cache);
   if (!from_cache) ::setenv("HIPFILE_DIRECT_READS_FROM_CACHE", "false", 1);

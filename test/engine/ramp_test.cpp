@@ -133,6 +133,8 @@ TEST_CASE("Reads with a ramp return the file's bytes and nothing outside the ran
                           Case{static_cast<off_t>(n - 3 * kMiB - 1234), 8 * kMiB, true, false});
   CAPTURE(c.offset, c.size, c.direct, c.cold);
   const bool has_direct = supports_odirect(f.path());
+  // Without O_DIRECT or eviction the read is a buffered or warm one, still checked byte for byte
+  // below: notes, not skips.
   if (c.direct && !has_direct) WARN("no O_DIRECT on the test directory's file system: the case reads buffered");
   if (c.cold && !make_cold(f.path())) WARN("the file system kept the pages; the read below is not a cold one");
   {

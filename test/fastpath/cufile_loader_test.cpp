@@ -135,17 +135,12 @@ bool direct_io_here() {
   return true;
 }
 
-#define REQUIRE_DIRECT_IO()                                                                      \
-  do {                                                                                           \
-    if (!direct_io_here()) {                                                                     \
-      WARN("O_DIRECT does not work in " << test_dir() << "; set HIPFILE_TEST_DIR to a real disk"); \
-      return;                                                                                    \
-    }                                                                                            \
-  } while (0)
+#define REQUIRE_DIRECT_IO() \
+  if (!direct_io_here()) HIPFILE_SKIP("O_DIRECT does not work in " << test_dir() << "; set HIPFILE_TEST_DIR to a real disk")
 
 }  // namespace
 
-TEST_CASE("GDS reported: libcufile is loaded and aligned device I/O on registered files goes to it", "[cufile]") {
+TEST_CASE("GDS reported: libcufile is loaded and aligned device I/O on registered files goes to it", "[cufile][environment]") {
   REQUIRE_DIRECT_IO();
   Fake fake;
   REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
@@ -182,11 +177,9 @@ TEST_CASE("GDS reported: libcufile is loaded and aligned device I/O on registere
   CHECK(counted.since(hipFileStatsPathEngine, hipFileStatsOpWrite).ops == 0);
 }
 
-TEST_CASE("No GDS reported: libcufile is opened and its driver closed, and the engine serves all I/O", "[cufile]") {
-  if (::access("/proc/driver/nvidia-fs", F_OK) == 0) {
-    WARN("/proc/driver/nvidia-fs exists here, which means GDS whatever the fake says");
-    return;
-  }
+TEST_CASE("No GDS reported: libcufile is opened and its driver closed, and the engine serves all I/O", "[cufile][environment]") {
+  if (::access("/proc/driver/nvidia-fs", F_OK) == 0)
+    HIPFILE_SKIP("/proc/driver/nvidia-fs exists here, which means GDS whatever the fake says");
   REQUIRE_DIRECT_IO();
   Fake fake;
   fake.control.gds = 0;
@@ -263,7 +256,7 @@ TEST_CASE("cuFileDriverOpen or cuFileDriverGetProperties failing leaves the engi
   }
 }
 
-TEST_CASE("A file libcufile refuses to register is engine-only", "[cufile]") {
+TEST_CASE("A file libcufile refuses to register is engine-only", "[cufile][environment]") {
   REQUIRE_DIRECT_IO();
   Fake fake;
   fake.control.refuse_register = 1;
@@ -280,7 +273,7 @@ TEST_CASE("A file libcufile refuses to register is engine-only", "[cufile]") {
   CHECK(fake.counters().reads == 0);
 }
 
-TEST_CASE("Host memory never goes to libcufile", "[cufile]") {
+TEST_CASE("Host memory never goes to libcufile", "[cufile][environment]") {
   REQUIRE_DIRECT_IO();
   Fake fake;
   TempFile file(kSize, 11);
@@ -305,7 +298,7 @@ TEST_CASE("Host memory never goes to libcufile", "[cufile]") {
   CHECK(fake.counters().reads == 0);
 }
 
-TEST_CASE("A misaligned device request is served by the engine, not libcufile", "[cufile]") {
+TEST_CASE("A misaligned device request is served by the engine, not libcufile", "[cufile][environment]") {
   REQUIRE_DIRECT_IO();
   Fake fake;
   TempFile file(kSize, 13);
@@ -345,7 +338,7 @@ constexpr Failure kRetried[] = {
 constexpr std::size_t kMovedFirst = 64 << 10;  // what the fake moves before it fails
 }  // namespace
 
-TEST_CASE("A libcufile failure the engine can serve is finished by the engine, byte for byte", "[cufile]") {
+TEST_CASE("A libcufile failure the engine can serve is finished by the engine, byte for byte", "[cufile][environment]") {
   REQUIRE_DIRECT_IO();
   for (const Failure& f : kRetried) {
     CAPTURE(f.name);
@@ -390,7 +383,7 @@ TEST_CASE("A libcufile failure the engine can serve is finished by the engine, b
   }
 }
 
-TEST_CASE("EIO and other libcufile errors are returned unchanged", "[cufile]") {
+TEST_CASE("EIO and other libcufile errors are returned unchanged", "[cufile][environment]") {
   REQUIRE_DIRECT_IO();
   Fake fake;
   TempFile file(kSize, 17);
@@ -419,7 +412,7 @@ TEST_CASE("EIO and other libcufile errors are returned unchanged", "[cufile]") {
   CHECK(fake.counters().writes == 1);
 }
 
-TEST_CASE("With compat mode disabled a refused file cannot do device I/O", "[cufile]") {
+TEST_CASE("With compat mode disabled a refused file cannot do device I/O", "[cufile][environment]") {
   REQUIRE_DIRECT_IO();
   ::setenv("HIPFILE_ALLOW_COMPAT_MODE", "false", 1);
   {
