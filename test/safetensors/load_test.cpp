@@ -7,8 +7,12 @@
 #include <hipfile++/driver.hpp>
 #include <hipfile++/stats.hpp>
 
+#include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -338,4 +342,69 @@ TEST_CASE("parallel_reads cuts each range into that many reads, same bytes") {
   CHECK(loaded->allocations().size() == 1);
   CHECK(host_bytes(*loaded->find("a")) == made.at("a"));
   CHECK(host_bytes(*loaded->find("b")) == made.at("b"));
+}
+
+TEST_CASE("parallel_reads above its maximum is refused before anything is allocated") {
+  TempDir dir;
+  const std::string path = dir / "max.safetensors";
+  const Made made = make_checkpoint(path, {{"a", Dtype::U8, {(2u << 20) + 5}}, {"b", Dtype::F32, {3}}});
+  const int live = live_device_allocations();
+  for (unsigned n : {sts::kMaxParallelReads + 1, 4'000'000'000u}) {
+    INFO(n);
+    sts::LoadOptions o;
+    o.parallel_reads = n;
+    auto loaded = sts::load(path, o);
+    REQUIRE_FALSE(loaded);
+    CHECK(loaded.error().code() == Errc::invalid_argument);
+    CHECK(loaded.error().message() == "parallel_reads " + std::to_string(n) + " is above the maximum of 64");
+    CHECK(live_device_allocations() == live);
+  }
+  sts::LoadOptions o;
+  o.parallel_reads = sts::kMaxParallelReads;
+  auto loaded = sts::load(path, o);
+  REQUIRE(loaded);
+  CHECK(loaded->stats().reads == 3);  // pieces of whole MiB: 1, 1 and the rest
+  CHECK(host_bytes(*loaded->find("a")) == made.at("a"));
+  CHECK(host_bytes(*loaded->find("b")) == made.at("b"));
+}
+
+TEST_CASE("a read smaller than parallel_reads pieces stays one read") {
+  TempDir dir;
+  const std::string path = dir / "small.safetensors";
+  const Made made = make_checkpoint(path, {{"a", Dtype::U8, {3}}});
+  sts::LoadOptions o;
+  o.parallel_reads = 4;
+  auto loaded = sts::load(path, o);
+  REQUIRE(loaded);
+  CHECK(loaded->stats().reads == 1);
+  CHECK(host_bytes(*loaded->find("a")) == made.at("a"));
+}
+
+namespace {
+std::atomic<int> starts_allowed{0};
+std::atomic<int> start_calls{0};
+// pthread_create until starts_allowed runs out, then EAGAIN (a system refusing threads).
+int limited_start(pthread_t* t, void* (*body)(void*), void* arg) {
+  ++start_calls;
+  if (starts_allowed.fetch_sub(1) <= 0) return EAGAIN;
+  return ::pthread_create(t, nullptr, body, arg);
+}
+}  // namespace
+
+TEST_CASE("threads that cannot be started leave the work to the ones that were") {
+  for (int allowed : {0, 2, 1000}) {
+    INFO(allowed);
+    starts_allowed = allowed;
+    start_calls = 0;
+    std::vector<std::atomic<int>> done(500);
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t j; (j = next.fetch_add(1)) < done.size();) ++done[j];
+    };
+    const std::size_t ran = sts::detail::run_on_threads(1000, work, limited_start);
+    // At most kMaxThreads, the caller's included; no start is tried after a refusal.
+    CHECK(ran == std::min<std::size_t>(allowed + 1, sts::detail::kMaxThreads));
+    CHECK(start_calls == std::min<int>(allowed + 1, sts::detail::kMaxThreads - 1));
+    CHECK(std::all_of(done.begin(), done.end(), [](const std::atomic<int>& d) { return d == 1; }));
+  }
 }
