@@ -39,17 +39,23 @@ inline int start_thread(pthread_t* thread, void* (*body)(void*), void* arg) {
  */
 template <class Work>
 std::size_t run_on_threads(std::size_t wanted, Work& work, ThreadStarter start = start_thread) {
+  // Joins on the way out, also when the caller's own share of the work throws (a progress
+  // callback may): no thread outlives the work it refers to.
+  struct Started {
+    pthread_t threads[kMaxThreads];
+    std::size_t count = 0;
+    ~Started() {
+      for (std::size_t k = 0; k < count; ++k) ::pthread_join(threads[k], nullptr);
+    }
+  } started;
   const std::size_t n = std::clamp<std::size_t>(wanted, 1, kMaxThreads);
-  pthread_t threads[kMaxThreads];
-  std::size_t started = 0;
   auto body = [](void* w) -> void* {
     (*static_cast<Work*>(w))();
     return nullptr;
   };
-  while (started + 1 < n && start(&threads[started], body, &work) == 0) ++started;
+  while (started.count + 1 < n && start(&started.threads[started.count], body, &work) == 0) ++started.count;
   work();
-  for (std::size_t k = 0; k < started; ++k) ::pthread_join(threads[k], nullptr);
-  return started + 1;
+  return started.count + 1;
 }
 
 }  // namespace hipfile::safetensors::detail
