@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Loading into device memory: every dtype, empty and 1-element tensors, odd sizes, subsets,
-// two devices, typed access, release(), progress, and the failures after open (a changed
+// typed access, release(), progress, and the failures after open (a changed
 // shard, a device that does not exist, an allocation that fails) leaving nothing allocated.
 #include "common.hpp"
 
 #include <hipfile++/driver.hpp>
 #include <hipfile++/stats.hpp>
 
+#include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -197,49 +201,6 @@ TEST_CASE("a subset by names, by predicate, or both") {
   CHECK(live_device_allocations() == live);
 }
 
-TEST_CASE("placement over two devices: one allocation and one read per shard and device") {
-  if (device_count() < 2) {
-    WARN("needs two devices (hip-cpu: HIPCPU_DEVICE_COUNT=2)");
-    return;
-  }
-  TempDir dir;
-  const Made first = make_checkpoint(dir / "a.safetensors", {{"l0", Dtype::F32, {100}}, {"l1", Dtype::F32, {101}},
-                                                             {"l2", Dtype::F16, {33}}, {"l3", Dtype::I64, {0}}});
-  const Made second = make_checkpoint(dir / "b.safetensors", {{"l4", Dtype::BF16, {77}}, {"l5", Dtype::U8, {1}}}, 5);
-  auto driver = hipfile::Driver::open();
-  REQUIRE(driver);
-  const std::vector<std::string> paths = {dir / "a.safetensors", dir / "b.safetensors"};
-  auto c = sts::Checkpoint::open(paths);
-  REQUIRE(c);
-  sts::LoadOptions o;
-  o.placement = [](const sts::TensorInfo& t) { return (t.name.back() - '0') % 2; };  // l0 → 0, l1 → 1, ...
-  const std::uint64_t before = read_requests();
-  auto loaded = sts::load(*c, o);
-  REQUIRE(loaded);
-  // a: l0, l2 on 0 (l1 between them is read as a gap), l1 on 1; b: l4 on 0, l5 on 1.
-  CHECK(read_requests() - before == 4);
-  CHECK(loaded->allocations().size() == 4);
-  for (const auto& t : loaded->tensors()) {
-    INFO(t.name);
-    CHECK(t.device == (t.name.back() - '0') % 2);
-    if (t.bytes) {
-      hipPointerAttribute_t attr{};
-      REQUIRE(hipPointerGetAttributes(&attr, t.data) == hipSuccess);
-      CHECK(attr.device == t.device);
-    }
-    CHECK(host_bytes(t) == (t.name < "l4" ? first : second).at(t.name));
-  }
-  for (const auto& a : loaded->allocations()) CHECK(a.device == (&a - loaded->allocations().data()) % 2);
-
-  o.placement = [](const sts::TensorInfo& t) { return t.name == "l5" ? 2 : 0; };
-  const int live = live_device_allocations();
-  auto bad = sts::load(*c, o);
-  REQUIRE_FALSE(bad);
-  CHECK(bad.error().code() == Errc::invalid_argument);
-  CHECK(bad.error().message() == paths[1] + ": tensor 'l5': device 2 does not exist (2 found)");
-  CHECK(live_device_allocations() == live);
-}
-
 TEST_CASE("a device that does not exist is refused before anything is allocated") {
   TempDir dir;
   const std::string path = dir / "d.safetensors";
@@ -381,4 +342,69 @@ TEST_CASE("parallel_reads cuts each range into that many reads, same bytes") {
   CHECK(loaded->allocations().size() == 1);
   CHECK(host_bytes(*loaded->find("a")) == made.at("a"));
   CHECK(host_bytes(*loaded->find("b")) == made.at("b"));
+}
+
+TEST_CASE("parallel_reads above its maximum is refused before anything is allocated") {
+  TempDir dir;
+  const std::string path = dir / "max.safetensors";
+  const Made made = make_checkpoint(path, {{"a", Dtype::U8, {(2u << 20) + 5}}, {"b", Dtype::F32, {3}}});
+  const int live = live_device_allocations();
+  for (unsigned n : {sts::kMaxParallelReads + 1, 4'000'000'000u}) {
+    INFO(n);
+    sts::LoadOptions o;
+    o.parallel_reads = n;
+    auto loaded = sts::load(path, o);
+    REQUIRE_FALSE(loaded);
+    CHECK(loaded.error().code() == Errc::invalid_argument);
+    CHECK(loaded.error().message() == "parallel_reads " + std::to_string(n) + " is above the maximum of 64");
+    CHECK(live_device_allocations() == live);
+  }
+  sts::LoadOptions o;
+  o.parallel_reads = sts::kMaxParallelReads;
+  auto loaded = sts::load(path, o);
+  REQUIRE(loaded);
+  CHECK(loaded->stats().reads == 3);  // pieces of whole MiB: 1, 1 and the rest
+  CHECK(host_bytes(*loaded->find("a")) == made.at("a"));
+  CHECK(host_bytes(*loaded->find("b")) == made.at("b"));
+}
+
+TEST_CASE("a read smaller than parallel_reads pieces stays one read") {
+  TempDir dir;
+  const std::string path = dir / "small.safetensors";
+  const Made made = make_checkpoint(path, {{"a", Dtype::U8, {3}}});
+  sts::LoadOptions o;
+  o.parallel_reads = 4;
+  auto loaded = sts::load(path, o);
+  REQUIRE(loaded);
+  CHECK(loaded->stats().reads == 1);
+  CHECK(host_bytes(*loaded->find("a")) == made.at("a"));
+}
+
+namespace {
+std::atomic<int> starts_allowed{0};
+std::atomic<int> start_calls{0};
+// pthread_create until starts_allowed runs out, then EAGAIN (a system refusing threads).
+int limited_start(pthread_t* t, void* (*body)(void*), void* arg) {
+  ++start_calls;
+  if (starts_allowed.fetch_sub(1) <= 0) return EAGAIN;
+  return ::pthread_create(t, nullptr, body, arg);
+}
+}  // namespace
+
+TEST_CASE("threads that cannot be started leave the work to the ones that were") {
+  for (int allowed : {0, 2, 1000}) {
+    INFO(allowed);
+    starts_allowed = allowed;
+    start_calls = 0;
+    std::vector<std::atomic<int>> done(500);
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t j; (j = next.fetch_add(1)) < done.size();) ++done[j];
+    };
+    const std::size_t ran = sts::detail::run_on_threads(1000, work, limited_start);
+    // At most kMaxThreads, the caller's included; no start is tried after a refusal.
+    CHECK(ran == std::min<std::size_t>(allowed + 1, sts::detail::kMaxThreads));
+    CHECK(start_calls == std::min<int>(allowed + 1, sts::detail::kMaxThreads - 1));
+    CHECK(std::all_of(done.begin(), done.end(), [](const std::atomic<int>& d) { return d == 1; }));
+  }
 }

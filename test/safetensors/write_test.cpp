@@ -5,10 +5,16 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#if __has_include(<hip/hip_cpu.h>)
+#include <hip/hip_cpu.h>
+#endif
 
 using namespace hipfile::test;
 using namespace hipfile::test::st;
@@ -46,8 +52,17 @@ std::vector<std::string> files_in(const std::string& dir) {
   while (dirent* e = ::readdir(d))
     if (e->d_name[0] != '.') out.emplace_back(e->d_name);
   ::closedir(d);
+  std::sort(out.begin(), out.end());
   return out;
 }
+
+mode_t mode_of(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+bool is_hex(const std::string& s) { return s.find_first_not_of("0123456789abcdef") == std::string::npos; }
 
 }  // namespace
 
@@ -153,6 +168,165 @@ TEST_CASE("a file that cannot be created is an io_error") {
   CHECK(r.error().code() == Errc::io_error);
   CHECK(r.error().cause().sys_errno() == ENOENT);
   const std::string m = r.error().message();
-  CHECK(m.rfind(path + ": cannot create its temporary file: open '" + path + ".tmp." + std::to_string(::getpid()), 0) == 0);
-  CHECK(m.ends_with("': No such file or directory (ENOENT)"));
+  const std::string start = path + ": cannot create its temporary file: open '" + path + ".tmp.";
+  REQUIRE(m.rfind(start, 0) == 0);
+  CHECK(is_hex(m.substr(start.size(), 16)));
+  CHECK(m.substr(start.size() + 16) == "': No such file or directory (ENOENT)");
 }
+
+TEST_CASE("links and files planted at the old predictable temporary names are left alone") {
+  TempDir dir;
+  const std::string path = dir / "out.safetensors";
+  const std::string victim = dir / "victim";
+  write_file(victim, pattern(64, 9));
+  // PATH.tmp.PID, then PATH.tmp.PID.N for the process's later writes: links, and a file.
+  const std::string base = path + ".tmp." + std::to_string(::getpid());
+  REQUIRE(::symlink(victim.c_str(), base.c_str()) == 0);
+  for (int n = 1; n <= 200; ++n) REQUIRE(::symlink(victim.c_str(), (base + "." + std::to_string(n)).c_str()) == 0);
+  write_file(base + ".201", pattern(8, 1));
+  const auto planted = files_in(dir.path());
+
+  HostTensors h;
+  REQUIRE(sts::write(path, h.tensors));
+  CHECK(read_file(victim) == pattern(64, 9));
+  CHECK(read_file(base + ".201") == pattern(8, 1));
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));  // the checkpoint itself, not a renamed link
+  auto loaded = sts::load(path);
+  REQUIRE(loaded);
+  for (std::size_t i = 0; i < h.tensors.size(); ++i) CHECK(host_bytes(*loaded->find(h.tensors[i].name)) == h.data[i]);
+  auto now = files_in(dir.path());
+  now.erase(std::find(now.begin(), now.end(), "out.safetensors"));
+  CHECK(now == planted);  // nothing else left: no temporary
+}
+
+namespace {
+int suffix_calls = 0;
+// "first", then "second", ...: the names a test plants in advance.
+int scripted_suffix(std::string& out) {
+  static const char* names[] = {"first", "second", "third"};
+  out = names[std::min(suffix_calls++, 2)];
+  return 0;
+}
+int same_suffix(std::string& out) {
+  ++suffix_calls;
+  out = "first";
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("the temporary's name is random and a name that exists is passed over") {
+  std::string a, b;
+  REQUIRE(sts::detail::random_suffix(a) == 0);
+  REQUIRE(sts::detail::random_suffix(b) == 0);
+  CHECK(a.size() == 16);
+  CHECK(is_hex(a));
+  CHECK(a != b);
+
+  TempDir dir;
+  const std::string path = dir / "x.safetensors";
+  const std::string victim = dir / "victim";
+  write_file(victim, pattern(32, 3));
+  REQUIRE(::symlink(victim.c_str(), (path + ".tmp.first").c_str()) == 0);
+  suffix_calls = 0;
+  auto tmp = sts::detail::create_temporary(path, 0600, scripted_suffix);
+  REQUIRE(tmp);
+  CHECK(tmp->name == path + ".tmp.second");
+  CHECK(suffix_calls == 2);
+  CHECK(read_file(victim) == pattern(32, 3));
+
+  suffix_calls = 0;  // every name taken: a clean failure after a bounded number of tries
+  auto none = sts::detail::create_temporary(path, 0600, same_suffix);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code() == Errc::io_error);
+  CHECK(none.error().cause().sys_errno() == EEXIST);
+  CHECK(suffix_calls == sts::detail::kTemporaryAttempts);
+  CHECK(read_file(victim) == pattern(32, 3));
+}
+
+TEST_CASE("a replaced file keeps its mode; a new one has 0666 less the umask") {
+  TempDir dir;
+  HostTensors h;
+  const std::string path = dir / "m.safetensors";
+  for (mode_t m : {0600, 0640, 0751}) {
+    INFO(m);
+    write_file(path, pattern(10, 2));
+    REQUIRE(::chmod(path.c_str(), m) == 0);
+    REQUIRE(sts::write(path, h.tensors));
+    CHECK(mode_of(path) == m);
+    CHECK(sts::Checkpoint::open(path));
+  }
+  const mode_t old = ::umask(002);
+  const bool wrote = sts::write(dir / "new.safetensors", h.tensors).has_value();
+  ::umask(old);
+  REQUIRE(wrote);
+  CHECK(mode_of(dir / "new.safetensors") == 0664);
+}
+
+TEST_CASE("a header above the format's limit is refused before the file is touched") {
+  TempDir dir;
+  const std::string path = dir / "big.safetensors";
+  write_file(path, pattern(100, 4));
+  // {"__metadata__":{"k":"..."}} one byte over the limit, then padded to a multiple of 8.
+  const std::size_t value = sts::kMaxHeaderBytes - 25 + 1;
+  sts::WriteOptions o;
+  o.metadata = {{"k", std::string(value, 'x')}};
+  auto r = sts::write(path, {}, o);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == Errc::header_too_large);
+  CHECK(r.error().message() == path + ": header of 100000008 bytes is above the format's limit of 100000000 bytes");
+  CHECK(read_file(path) == pattern(100, 4));
+  CHECK(files_in(dir.path()) == std::vector<std::string>{"big.safetensors"});
+}
+
+TEST_CASE("a device span that runs past its allocation is refused before the file is touched") {
+  TempDir dir;
+  const std::string path = dir / "span.safetensors";
+  write_file(path, pattern(100, 4));
+  void* p = nullptr;
+  REQUIRE(hipMalloc(&p, 16) == hipSuccess);
+  to_device(p, pattern(16, 6));
+  auto* bytes = static_cast<const std::byte*>(p);
+  auto expect = [&](std::vector<sts::TensorData> t, const std::string& message) {
+    auto r = sts::write(path, t);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == Errc::invalid_argument);
+    CHECK(r.error().message() == path + ": " + message);
+    CHECK(read_file(path) == pattern(100, 4));
+    CHECK(files_in(dir.path()) == std::vector<std::string>{"span.safetensors"});
+  };
+  expect({{"a", Dtype::F32, {8}, {bytes, 32}}},
+         "tensor 'a': data of 32 bytes runs past its device allocation (16 bytes from the data to the allocation's end)");
+  expect({{"ok", Dtype::U8, {4}, {bytes, 4}}, {"b", Dtype::F32, {4}, {bytes + 8, 16}}},
+         "tensor 'b': data of 16 bytes runs past its device allocation (8 bytes from the data to the allocation's end)");
+  // The same memory within its allocation writes.
+  REQUIRE(sts::write(path, {{{"c", Dtype::F32, {2}, {bytes + 8, 8}}}}));
+  auto loaded = sts::load(path);
+  REQUIRE(loaded);
+  const auto all = pattern(16, 6);
+  CHECK(host_bytes(*loaded->find("c")) == std::vector<std::byte>(all.begin() + 8, all.end()));
+  CHECK(hipFree(p) == hipSuccess);
+}
+
+#if __has_include(<hip/hip_cpu.h>)
+TEST_CASE("a failing data write leaves the old file and no temporary") {
+  TempDir dir;
+  const std::string path = dir / "keep.safetensors";
+  write_file(path, pattern(100, 4));
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  void* p = nullptr;
+  REQUIRE(hipMalloc(&p, 16) == hipSuccess);
+  hipcpuInjectFault("hipMemcpyAsync", 1, 1000, hipErrorInvalidValue);
+  hipcpuInjectFault("hipMemcpy", 1, 1000, hipErrorInvalidValue);
+  auto r = sts::write(path, {{{"w", Dtype::F32, {4}, {static_cast<const std::byte*>(p), 16}}}});
+  hipcpuClearFaults();
+  CHECK(hipFree(p) == hipSuccess);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == Errc::io_error);
+  CHECK(r.error().message().rfind(path + ": tensor 'w': writing 16 bytes at offset ", 0) == 0);
+  CHECK(read_file(path) == pattern(100, 4));
+  CHECK(mode_of(path) == 0600);
+  CHECK(files_in(dir.path()) == std::vector<std::string>{"keep.safetensors"});
+}
+#endif

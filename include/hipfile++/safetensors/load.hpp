@@ -18,17 +18,21 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../device_buffer.hpp"
 #include "../file.hpp"
 #include "checkpoint.hpp"
 #include "detail/plan.hpp"
+#include "detail/workers.hpp"
 #include "error.hpp"
 #include "loaded.hpp"
 
 namespace hipfile::safetensors {
+
+/// The largest LoadOptions::parallel_reads: more is refused (invalid_argument), as it could
+/// only cut the reads into pieces too small to be worth a call each.
+inline constexpr unsigned kMaxParallelReads = 64;
 
 /// What load() loads and where.
 struct LoadOptions {
@@ -46,7 +50,9 @@ struct LoadOptions {
   std::uint64_t progress_step = std::uint64_t{1} << 30;
   /// hipFileRead calls in flight per shard and device: 1 (the default) reads each contiguous
   /// range with one call, which the library spreads over its workers itself; N > 1 cuts it
-  /// into N pieces read at once (more requests queued at a slow disk).
+  /// into N pieces read at once (more requests queued at a slow disk). At most
+  /// kMaxParallelReads; the reading threads of all groups together are at most
+  /// detail::kMaxThreads (64), taking the reads in turn.
   unsigned parallel_reads = 1;
   /// Read through an O_DIRECT descriptor of each shard (where its file system allows it).
   /// The library still serves what is in the page cache from there; what is not comes from
@@ -150,9 +156,10 @@ inline Error read_error(const Checkpoint& c, const Group& g, const Read& r, cons
   return Error(Errc::io_error, path, name, "reading " + where + " into device " + std::to_string(g.device), cause);
 }
 
-/// Runs every read: one thread per group and parallel_reads, taking reads in turn from all
-/// groups (all shards and devices start at once); the caller's thread alone when there is
-/// one read at a time to do. Stops at the first failure and returns it.
+/// Runs every read: one thread per group and parallel_reads (at most kMaxThreads; fewer when
+/// the system refuses more), taking reads in turn from all groups (all shards and devices
+/// start at once); the caller's thread alone when there is one read at a time to do. Stops
+/// at the first failure and returns it.
 inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::vector<File>& files,
                              std::vector<DeviceBuffer>& buffers, const LoadOptions& o) {
   struct Job {
@@ -186,11 +193,7 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
       if (o.progress) o.progress(done, plan.read_bytes);
     }
   };
-  const std::size_t threads = std::min(jobs.size(), plan.groups.size() * std::max(o.parallel_reads, 1u));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(run);
-  run();
-  for (auto& t : pool) t.join();
+  run_on_threads(std::min(jobs.size(), plan.groups.size() * std::max(o.parallel_reads, 1u)), run);
   if (first) return fail(std::move(*first));
   return {};
 }
@@ -200,7 +203,7 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
 /**
  * @brief Loads the selected tensors of @p checkpoint into new device memory.
  *
- * Checks first (the selection, the devices, the shards' sizes), then allocates one buffer
+ * Checks first (the options, the selection, the devices, the shards' sizes), then allocates one buffer
  * per (shard, device), then reads: one hipFileRead per shard and device where the tensors are
  * contiguous in the file (a full load), all groups at once on their own threads. On any
  * failure nothing stays allocated. Each tensor's device address is congruent to its offset in
@@ -209,6 +212,9 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
  */
 [[nodiscard]] inline Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& options = {}) {
   using namespace detail;
+  if (options.parallel_reads > kMaxParallelReads)
+    return fail(Errc::invalid_argument, "", "", "parallel_reads " + std::to_string(options.parallel_reads) +
+                                                    " is above the maximum of " + std::to_string(kMaxParallelReads));
   auto selected = select(checkpoint, options);
   if (!selected) return fail(selected.error());
   auto devices = place(checkpoint, *selected, options);

@@ -7,10 +7,14 @@
 #pragma once
 
 #include <fcntl.h>
+#include <hip/hip_runtime_api.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -20,14 +24,15 @@
 #include <set>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../file.hpp"
 #include "detail/fd.hpp"
 #include "detail/json.hpp"
+#include "detail/workers.hpp"
 #include "dtype.hpp"
 #include "error.hpp"
+#include "header.hpp"
 #include "loaded.hpp"
 
 namespace hipfile::safetensors {
@@ -43,7 +48,8 @@ struct TensorData {
 struct WriteOptions {
   /// The header's __metadata__ (e.g. {"format": "pt"}); left out when empty.
   std::map<std::string, std::string> metadata;
-  /// Tensors written at once (each hipFileWrite is itself parallel inside the library).
+  /// Tensors written at once (each hipFileWrite is itself parallel inside the library); at
+  /// most detail::kMaxThreads (64) are used.
   unsigned threads = 4;
 };
 
@@ -73,6 +79,39 @@ inline Result<void> check_tensor(const std::string& path, const TensorData& t, s
                     (bits % 8 ? std::to_string(bits) + " bits" : std::to_string(bits / 8) + " bytes") + ", but the data is " +
                     std::to_string(t.data.size()) + " bytes");
   if (t.data.data() == nullptr && !t.data.empty()) return fail(Errc::invalid_argument, path, t.name, "has no data pointer");
+  return {};
+}
+
+/// A tensor in device memory must lie inside one allocation: hipFileWrite would otherwise
+/// fail (or read what is not the tensor's) halfway through the file. Host memory that HIP does
+/// not know has no allocation to check against and is taken as given.
+inline Result<void> check_span(const std::string& path, const TensorData& t) {
+  if (t.data.empty()) return {};
+  hipDeviceptr_t base = nullptr;
+  std::size_t size = 0;
+  if (hipMemGetAddressRange(&base, &size, const_cast<std::byte*>(t.data.data())) != hipSuccess) {
+    (void)hipGetLastError();  // not device memory: the runtime has no range for it
+    return {};
+  }
+  const auto at = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(t.data.data()) -
+                                           reinterpret_cast<std::uintptr_t>(base));
+  const std::size_t left = at < size ? size - at : 0;
+  if (t.data.size() <= left) return {};
+  return fail(Errc::invalid_argument, path, t.name,
+              "data of " + std::to_string(t.data.size()) + " bytes runs past its device allocation (" +
+                  std::to_string(left) + " bytes from the data to the allocation's end)");
+}
+
+/// Every check write() makes before it creates anything.
+inline Result<void> check_arguments(const std::string& path, std::span<const TensorData> tensors,
+                                    const std::map<std::string, std::string>& metadata) {
+  std::set<std::string_view> names;
+  for (const auto& t : tensors)
+    if (auto r = check_tensor(path, t, names); !r) return r;
+  for (const auto& t : tensors)
+    if (auto r = check_span(path, t); !r) return r;
+  for (const auto& [k, v] : metadata)
+    if (utf8_error(k) || utf8_error(v)) return fail(Errc::invalid_metadata, path, "", "a metadata string is not valid UTF-8");
   return {};
 }
 
@@ -131,12 +170,85 @@ inline Result<void> write_data(const std::string& path, const File& file, std::s
       return;
     }
   };
-  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(tensors.size())));
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < n; ++k) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  run_on_threads(std::min<std::size_t>(threads, tensors.size()), worker);
   if (first) return fail(std::move(*first));
+  return {};
+}
+
+/// Writes a fresh suffix for a temporary's name into @p out: 0, or an errno.
+using SuffixSource = int (*)(std::string& out);
+
+/// 16 hex digits from getrandom(2): a name no one can plant a link or file at in advance.
+inline int random_suffix(std::string& out) {
+  unsigned char bytes[8];
+  for (std::size_t got = 0; got < sizeof bytes;) {
+    const ssize_t r = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    got += static_cast<std::size_t>(r);
+  }
+  static constexpr char hex[] = "0123456789abcdef";
+  out.clear();
+  for (unsigned char b : bytes) out.append({hex[b >> 4], hex[b & 15]});
+  return 0;
+}
+
+/// Names create_temporary() tries: a random name taken by chance once is already unlikely;
+/// many in a row are names someone planted, and the write fails rather than loop.
+inline constexpr int kTemporaryAttempts = 16;
+
+struct Temporary {
+  File file;
+  std::string name;
+};
+
+/// Creates PATH.tmp.SUFFIX exclusively (O_EXCL, and O_NOFOLLOW: never through a link at the
+/// name, which would have the write truncate and fill the link's target); a name that exists
+/// is left alone for another.
+inline Result<Temporary> create_temporary(const std::string& path, mode_t mode, SuffixSource next = random_suffix) {
+  std::string suffix;
+  for (int attempt = 1;; ++attempt) {
+    if (int e = next(suffix); e != 0)
+      return fail(Errc::io_error, path, "", "naming its temporary file", hipfile::Error::from_errno(e));
+    std::string name = path + ".tmp." + suffix;
+    auto file = File::open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode, DirectIo::off);
+    if (file) return Temporary{std::move(*file), std::move(name)};
+    if (file.error().sys_errno() != EEXIST || attempt == kTemporaryAttempts)
+      return fail(Errc::io_error, path, "", "cannot create its temporary file", file.error());
+  }
+}
+
+/// The permission bits of the regular file at @p path, which write() gives the file that
+/// replaces it; none when there is none (the new file then has 0666 less the umask).
+inline std::optional<mode_t> kept_mode(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return st.st_mode & 0777;
+}
+
+/// fsync(2) of the folder holding @p path, so that a rename in it survives a power loss: 0
+/// or an errno. A folder whose file system cannot sync it (EINVAL) is taken as synced.
+inline int sync_folder(const std::string& path) noexcept {
+  const auto slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const int fd = hipfile::detail::open_retry(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  const int e = ::fsync(fd) == 0 || errno == EINVAL ? 0 : errno;
+  hipfile::detail::close_quietly(fd);
+  return e;
+}
+
+/// Makes the complete temporary the file at @p path: its data on the disk (fsync), then the
+/// rename, then the folder's entry on the disk. @p renamed tells whether the rename was made.
+inline Result<void> replace_with(const std::string& path, Temporary& tmp, bool& renamed) {
+  if (::fsync(tmp.file.fd()) != 0)
+    return fail(Errc::io_error, path, "", "fsync of " + tmp.name, hipfile::Error::last_errno());
+  if (auto r = tmp.file.close(); !r) return fail(Errc::io_error, path, "", "close", r.error());
+  if (::rename(tmp.name.c_str(), path.c_str()) != 0)
+    return fail(Errc::io_error, path, "", "renaming " + tmp.name, hipfile::Error::last_errno());
+  renamed = true;
+  if (int e = sync_folder(path); e != 0)
+    return fail(Errc::io_error, path, "", "fsync of its folder after the rename", hipfile::Error::from_errno(e));
   return {};
 }
 
@@ -145,42 +257,40 @@ inline Result<void> write_data(const std::string& path, const File& file, std::s
 /**
  * @brief Writes @p tensors to @p path (created or replaced).
  *
- * Everything is checked before the file is touched (names unique, non-empty, UTF-8; data size
- * = shape × dtype size). The file is written as PATH.tmp.PID and renamed over @p path only
- * when complete, so a failure never leaves a partial checkpoint under the name (nor destroys
- * the old one). The header is written with pwrite, the tensor data with hipFileWrite from the
- * tensors' memory, several tensors at once. (The temporary is PATH.tmp.PID for a process's first
- * write, PATH.tmp.PID.N after that.)
+ * Everything is checked before the file is touched: names unique, non-empty, UTF-8; data size
+ * = shape × dtype size; each tensor in device memory inside one allocation; the header within
+ * the format's kMaxHeaderBytes. The file is written as PATH.tmp.RANDOM (created exclusively,
+ * never through a link), synced, and renamed over @p path only when complete, then the folder
+ * is synced: a failure, or a power loss, never leaves a partial checkpoint under the name nor
+ * destroys the old one. The new file keeps the permission bits of the file it replaces (a new
+ * name: 0666 less the umask). The header is written with pwrite, the tensor data with
+ * hipFileWrite from the tensors' memory, several tensors at once.
  */
 [[nodiscard]] inline Result<void> write(const std::string& path, std::span<const TensorData> tensors,
                                         const WriteOptions& options = {}) {
   using namespace detail;
-  std::set<std::string_view> names;
-  for (const auto& t : tensors)
-    if (auto r = check_tensor(path, t, names); !r) return fail(r.error());
-  for (const auto& [k, v] : options.metadata)
-    if (utf8_error(k) || utf8_error(v)) return fail(Errc::invalid_metadata, path, "", "a metadata string is not valid UTF-8");
+  if (auto r = check_arguments(path, tensors, options.metadata); !r) return r;
   std::vector<std::uint64_t> offsets;
   const std::string header = header_bytes(tensors, data_order(tensors), options.metadata, offsets);
-
-  // PID and a counter: two writers of one path in one process do not share a temporary.
-  static std::atomic<unsigned> serial{0};
-  const unsigned n = serial.fetch_add(1);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + (n ? "." + std::to_string(n) : "");
-  auto file = File::open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644, DirectIo::off);
-  if (!file) return fail(Errc::io_error, path, "", "cannot create its temporary file", file.error());
+  if (header.size() - 8 > kMaxHeaderBytes)
+    return fail(Errc::header_too_large, path, "", "header of " + std::to_string(header.size() - 8) +
+                                                      " bytes is above the format's limit of " +
+                                                      std::to_string(kMaxHeaderBytes) + " bytes");
+  const std::optional<mode_t> kept = kept_mode(path);
+  auto tmp = create_temporary(path, kept ? 0600 : 0666);
+  if (!tmp) return fail(tmp.error());
+  bool renamed = false;
   auto done = [&]() -> Result<void> {
-    if (int e = pwrite_all(file->fd(), header.data(), header.size(), 0); e != 0)
+    if (kept && ::fchmod(tmp->file.fd(), *kept) != 0)
+      return fail(Errc::io_error, path, "", "fchmod of " + tmp->name, hipfile::Error::last_errno());
+    if (int e = pwrite_all(tmp->file.fd(), header.data(), header.size(), 0); e != 0)
       return fail(Errc::io_error, path, "", "writing the header", hipfile::Error::from_errno(e));
-    if (auto r = write_data(path, *file, tensors, offsets, options.threads); !r) return r;
-    if (auto r = file->close(); !r) return fail(Errc::io_error, path, "", "close", r.error());
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-      return fail(Errc::io_error, path, "", "renaming " + tmp, hipfile::Error::last_errno());
-    return {};
+    if (auto r = write_data(path, tmp->file, tensors, offsets, options.threads); !r) return r;
+    return replace_with(path, *tmp, renamed);
   }();
-  if (!done) {
-    file->reset();
-    ::unlink(tmp.c_str());
+  if (!done && !renamed) {
+    tmp->file.reset();
+    ::unlink(tmp->name.c_str());
   }
   return done;
 }

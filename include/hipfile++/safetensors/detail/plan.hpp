@@ -94,7 +94,9 @@ inline Plan make_plan(const std::vector<TensorInfo>& tensors, const std::vector<
     std::vector<Read> cut;
     for (const Read& r : g.reads) {
       plan.read_bytes += r.bytes;
-      const std::uint64_t share = (r.bytes / std::max(parallel, 1u) + (1u << 20) - 1) >> 20 << 20;
+      // A share rounded up, so a read smaller than parallel pieces is one piece, not bytes.
+      const std::uint64_t ways = std::max(parallel, 1u);
+      const std::uint64_t share = ((r.bytes + ways - 1) / ways + (1u << 20) - 1) >> 20 << 20;
       const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(max_read, share));
       for (std::size_t done = 0; done < r.bytes;) {
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(piece, r.bytes - done));
