@@ -2,6 +2,7 @@
 #include "data_file.hpp"
 
 #include "errors.hpp"
+#include "file_type.hpp"
 #include "pattern.hpp"
 
 #include <fcntl.h>
@@ -20,7 +21,12 @@ namespace hipfile::tools::io {
 
 bool ensure_data_file(const std::string& path, std::uint64_t size, bool recreate, unsigned threads) {
   struct stat st {};
-  if (!recreate && stat(path.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) >= size) return false;
+  const bool exists = stat(path.c_str(), &st) == 0;
+  // Never written over: a device (its pattern would replace a disk's contents), a FIFO (the open
+  // would wait for a reader), a directory.
+  if (exists && !non_regular_kind(st.st_mode).empty())
+    throw Failure{fmt::format("--file: {} is {}, not a regular file", path, non_regular_kind(st.st_mode))};
+  if (!recreate && exists && static_cast<std::uint64_t>(st.st_size) >= size) return false;
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Failure{fmt::format("cannot create {}: {}", path, std::strerror(errno))};
   constexpr std::uint64_t kBlock = 8u << 20;
@@ -72,12 +78,13 @@ DataFile::~DataFile() {
 }
 
 int open_data_file(const std::string& path, bool direct) {
-  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
+  std::string problem;
+  int fd = open_regular(path, O_RDWR | (direct ? O_DIRECT : 0), 0, problem);
   if (fd >= 0) return fd;
   if (direct && errno == EINVAL)
     throw Failure{fmt::format("{}: the file system refuses O_DIRECT (tmpfs?); use --buffered or another "
                               "directory", path)};
-  throw Failure{fmt::format("open {}: {}", path, std::strerror(errno))};
+  throw Failure{problem};
 }
 
 }  // namespace hipfile::tools::io

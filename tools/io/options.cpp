@@ -10,10 +10,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <limits>
 #include <string_view>
 
 namespace hipfile::tools::io {
 namespace {
+
+// Upper limits of the counts (see count_arg). The library takes at most 256 engine threads.
+constexpr int kMaxThreads = 1024;
+constexpr int kMaxEngineThreads = 256;
+constexpr int kMaxStreams = 1024;
+constexpr int kMaxBatch = 4096;
+constexpr std::uint64_t kMaxRequests = std::uint64_t{1} << 24;
 
 // The manual page: -h/--help prints it. Keep it true to parse_options and main.cpp.
 constexpr const char* kUsage = R"(NAME
@@ -85,12 +93,14 @@ OPTIONS
     -b, --io-size SIZE
         Bytes per request (default 16M; more than --size is clamped to --size). Must be > 0.
     -s, --size SIZE
-        Bytes moved per measured pass (default 1G). Must be > 0.
+        Bytes moved per measured pass (default 1G). Must be > 0, and at most 16777216 times
+        --io-size (the plan of a pass's requests is held in memory).
     -t, --threads N
-        The tool's own I/O threads per GPU (default 1, at least 1).
+        The tool's own I/O threads per GPU (default 1, from 1 to 1024).
     --engine-threads N
         Set HIPFILE_THREADS=N (the library's staging-engine threads; 0 = the library's
-        automatic choice) before the driver opens (default: leave the environment alone).
+        automatic choice, at most 256, the library's own limit) before the driver opens
+        (default: leave the environment alone).
     -m, --mem KIND
         The memory the data moves to or from: device (hipMalloc, the default), pinned
         (hipHostMalloc) or pageable (page-aligned malloc).
@@ -118,9 +128,9 @@ OPTIONS
         --streams streams per thread) or batch (hipFileBatchIOSubmit/GetStatus in batches of
         --batch entries).
     --streams N
-        async: streams per thread (default 4, at least 1).
+        async: streams per thread (default 4, from 1 to 1024).
     --batch N
-        batch: entries per batch (default 128, at least 1).
+        batch: entries per batch (default 128, from 1 to 4096).
     --fsync
         Writes: one fdatasync inside each timed pass (every write pass already starts with an
         untimed one). Default off.
@@ -218,9 +228,14 @@ std::uint64_t size_arg(const char* name, const char* text) {
   return *v;
 }
 
-int count_arg(const char* name, const char* text, int min) {
+// A count from min to max: the limits keep every per-thread buffer, stream and batch the tool
+// allocates within what a machine can give, so an absurd value is a usage error, not an abort.
+int count_arg(const char* name, const char* text, int min, int max = std::numeric_limits<int>::max()) {
   auto v = parse_count(text);
-  if (!v || *v < min) usage_error(fmt::format("{}: '{}' is not a number >= {}", name, text, min));
+  if (!v || *v < min || *v > max) {
+    if (max == std::numeric_limits<int>::max()) usage_error(fmt::format("{}: '{}' is not a number >= {}", name, text, min));
+    usage_error(fmt::format("{}: '{}' is not a number from {} to {}", name, text, min, max));
+  }
   return *v;
 }
 
@@ -308,8 +323,8 @@ Options parse_options(int argc, char** argv) {
       case kRandom: o.access = Access::Random; break;
       case 'b': o.io_size = size_arg("--io-size", optarg); break;
       case 's': o.total = size_arg("--size", optarg); break;
-      case 't': o.threads = count_arg("--threads", optarg, 1); break;
-      case kEngineThreads: o.engine_threads = count_arg("--engine-threads", optarg, 0); break;
+      case 't': o.threads = count_arg("--threads", optarg, 1, kMaxThreads); break;
+      case kEngineThreads: o.engine_threads = count_arg("--engine-threads", optarg, 0, kMaxEngineThreads); break;
       case 'm': {
         std::string_view m = optarg;
         if (m == "device") o.mem = MemKind::Device;
@@ -340,8 +355,8 @@ Options parse_options(int argc, char** argv) {
         else usage_error(fmt::format("--api: '{}' is not sync, async or batch", a));
         break;
       }
-      case kStreams: o.streams = count_arg("--streams", optarg, 1); break;
-      case kBatch: o.batch = count_arg("--batch", optarg, 1); break;
+      case kStreams: o.streams = count_arg("--streams", optarg, 1, kMaxStreams); break;
+      case kBatch: o.batch = count_arg("--batch", optarg, 1, kMaxBatch); break;
       case kFsync: o.fsync = true; break;
       case 'n': o.reps = count_arg("--reps", optarg, 1); break;
       case kDevices: {
@@ -375,6 +390,10 @@ Options parse_options(int argc, char** argv) {
   if (o.total == 0) usage_error("--size must be > 0");
   // A request larger than the pass is one request of the whole pass.
   if (o.io_size > o.total) o.io_size = o.total;
+  // The plan holds every request of a pass in memory, twice over while it is shared out.
+  if (const std::uint64_t requests = (o.total + o.io_size - 1) / o.io_size; requests > kMaxRequests)
+    usage_error(fmt::format("--size / --io-size is {} requests per pass, more than {}: use a larger --io-size",
+                            requests, kMaxRequests));
   if (o.cache == Cache::Partial && o.op == Op::Write) usage_error("--resident applies to reads only");
   // The parts measurement and the partial page-cache state are set up on the one shared file.
   if (o.cache == Cache::Partial && o.file_per_device)
