@@ -5,6 +5,7 @@
 #include "plan.hpp"
 
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -260,6 +261,14 @@ Baselines baselines_arg(std::string_view text) {
   return b;
 }
 
+// --json FILE, checked now rather than after the whole run: not empty, not a directory.
+std::string json_path(const char* path) {
+  if (*path == '\0') usage_error("--json needs a FILE (- for stdout)");
+  struct stat st {};
+  if (::stat(path, &st) == 0 && S_ISDIR(st.st_mode)) usage_error(fmt::format("--json: '{}' is a directory", path));
+  return path;
+}
+
 enum LongOnly {
   kSeq = 256, kRandom, kEngineThreads, kRegister, kBuffered, kHot, kCold, kApi, kStreams, kBatch, kFsync,
   kDevices, kMultiGpu, kBaselines, kVerify, kFileSize, kCreate, kJson, kProgress, kSeed, kResident, kFilePerDevice
@@ -372,7 +381,7 @@ Options parse_options(int argc, char** argv) {
       case kFileSize: o.file_size = size_arg("--file-size", optarg); break;
       case kCreate: o.create = true; break;
       case kFilePerDevice: o.file_per_device = true; break;
-      case kJson: o.json_path = optarg; break;
+      case kJson: o.json_path = json_path(optarg); break;
       case kProgress: o.progress = true; break;
       case kSeed: {
         auto v = parse_size(optarg);

@@ -88,6 +88,9 @@ expect_usage hipfile-io "--direct needs --io-size and --size in multiples of 4 K
 expect_usage hipfile-io "--file-size is smaller than --size" "$io" $f -s 8M --file-size 4M
 expect_usage hipfile-io "--io-size is larger than the file" "$io" $f --random -s 8M -b 4M --file-size 2M
 expect_usage hipfile-io "unexpected argument 'extra'" "$io" $f extra
+# --json FILE is checked before the run, not found unwritable after it.
+expect_usage hipfile-io "--json needs a FILE (- for stdout)" "$io" $f --json ""
+expect_usage hipfile-io "--json: '$dir' is a directory" "$io" $f --json "$dir"
 expect_usage hipfile-io "option '--file-per-device' takes no value" "$io" $f --file-per-device=yes
 expect_usage hipfile-io "--resident works on one shared file: leave out --file-per-device" "$io" $f --file-per-device --resident 0.5
 expect_usage hipfile-io "--file-size is smaller than one GPU's part of --size (4194304 bytes) for a sequential pass with --file-per-device" \

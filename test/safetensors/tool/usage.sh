@@ -59,6 +59,11 @@ expect 2 1 "--pause: '60001' is not a number from 0 to 60000" "$load" --pause 60
 expect 2 1 "--pause: '-5' is not a number from 0 to 60000" "$load" --pause -5 "$ck"
 expect 2 1 "--only: 'a,,b' has an empty name" "$load" --only a,,b "$ck"
 expect 2 1 "--write needs a PATH" "$load" --write "" "$ck"
+# The copy is renamed over PATH: a FIFO or a directory there is refused, not replaced.
+mkfifo "$dir/out.fifo"
+expect 2 1 "--write: '$dir/out.fifo' is a FIFO, not a regular file" "$load" --write "$dir/out.fifo" "$ck"
+expect 2 1 "--write: '$dir' is a directory, not a regular file" "$load" --write "$dir" "$ck"
+[ -p "$dir/out.fifo" ] || { echo "FAIL: --write replaced a FIFO"; fail=1; }
 # Decided after the headers are read, still before any GPU is touched.
 expect 2 1 "--only 'model.layers.2' matches no tensor of the checkpoint" "$load" --only model.layers.2 "$ck"
 expect 2 1 "--only 'nothing' matches no tensor" "$load" --only one,nothing "$ck"
