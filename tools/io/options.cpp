@@ -157,8 +157,9 @@ OPTIONS
 
   Data file
     -f, --file PATH
-        The data file (default ./hipfile-io.dat). Created with the pattern when missing or
-        smaller than --file-size; an existing larger file is used as it is.
+        The data file (default ./hipfile-io.dat), a regular file: a FIFO, a device or a
+        directory is refused. Created with the pattern when missing or smaller than
+        --file-size; an existing larger file is used as it is.
     --file-size SIZE
         The file's size (default --size). Random access spreads over it; sequential access
         needs it >= --size (--file-per-device: >= each GPU's part); it must be >= --io-size.
@@ -200,8 +201,10 @@ EXIT STATUS
     1   failure: an I/O or HIP error, a verification mismatch (the message names the file
         offset of the first differing byte), a data file without the pattern under --verify,
         an unsupported mode (O_DIRECT refused by the file system, async or batch missing in
-        the library), no GPU or a GPU that does not exist
-    2   usage error: an unknown option, a missing or malformed value, inconsistent sizes
+        the library), no GPU or a GPU that does not exist, a --file that is not a regular
+        file, a --json FIFO that nobody reads, out of host memory
+    2   usage error: an unknown option, a missing or malformed value, a count or size out of
+        range, inconsistent sizes
 
 EXAMPLES
     hipfile-io -f /mnt/nvme/hipfile-io.dat -s 4G -t 4 --direct --cold

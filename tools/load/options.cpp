@@ -109,10 +109,11 @@ ENVIRONMENT
 
 EXIT STATUS
     0   the checkpoint was loaded (and verified, with --verify)
-    1   failure: a file that cannot be opened or read, a GPU that does not exist, a failed
+    1   failure: a file that cannot be opened or read or is not a regular file (a FIFO, a
+        device, a directory), out of host memory, a GPU that does not exist, a failed
         allocation or hipFileRead, a shard that changed size, a --verify difference
     2   usage error (an unknown option, a malformed value, no PATH, an --only pattern that
-        matches nothing) or a bad checkpoint (a malformed header or index; the message names
+        matches nothing, a --write PATH that exists and is not a regular file) or a bad checkpoint (a malformed header or index; the message names
         the file and the tensor)
 
 EXAMPLES
