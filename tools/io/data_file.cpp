@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,22 @@
 
 namespace hipfile::tools::io {
 
+namespace {
+
+// A pattern file larger than the free space would fill the file system and fail at its end, so
+// it is refused before the first byte is written.
+void check_free_space(const std::string& path, std::uint64_t size) {
+  const auto slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct statvfs fs {};
+  if (statvfs(folder.c_str(), &fs) != 0) return;  // the create below reports a missing folder
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (size > free_bytes)
+    throw Failure{fmt::format("--file: {} would need {} bytes, and its file system has {} free", path, size, free_bytes)};
+}
+
+}  // namespace
+
 bool ensure_data_file(const std::string& path, std::uint64_t size, bool recreate, unsigned threads) {
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;
@@ -27,6 +44,7 @@ bool ensure_data_file(const std::string& path, std::uint64_t size, bool recreate
   if (exists && !non_regular_kind(st.st_mode).empty())
     throw Failure{fmt::format("--file: {} is {}, not a regular file", path, non_regular_kind(st.st_mode))};
   if (!recreate && exists && static_cast<std::uint64_t>(st.st_size) >= size) return false;
+  check_free_space(path, exists ? size - std::min<std::uint64_t>(size, static_cast<std::uint64_t>(st.st_blocks) * 512) : size);
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Failure{fmt::format("cannot create {}: {}", path, std::strerror(errno))};
   constexpr std::uint64_t kBlock = 8u << 20;

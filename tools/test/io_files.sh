@@ -31,6 +31,10 @@ expect "--file: $dir/fifo is a FIFO, not a regular file" "$io" $small -f "$dir/f
 expect "--file: /dev/null is a character device, not a regular file" "$io" $small -f /dev/null
 expect "--file: $dir/sub is a directory, not a regular file" "$io" $small -f "$dir/sub"
 [ -p "$dir/fifo" ] || { echo "FAIL: the FIFO is gone"; fail=1; }
+# A data file larger than the free space is refused before a byte is written.
+expect "--file: $dir/huge would need 1099511627776000000 bytes, and its file system has [0-9]* free" \
+    "$io" $small -f "$dir/huge" --file-size 1000000T
+[ -e "$dir/huge" ] && { echo "FAIL: the refused data file was created"; fail=1; }
 expect "cannot write $dir/fifo: a FIFO that no process reads" "$io" $small -f "$dir/data" --json "$dir/fifo"
 # --json through a FIFO that is read still works (as --json /dev/stdout into a pipe does).
 count=$((count + 1))
