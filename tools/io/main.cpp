@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 #include <new>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 using namespace hipfile::tools;
@@ -303,6 +304,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "\nhipfile-io: error: out of host memory (try a smaller --io-size, --threads or --size)\n");
   } catch (const std::length_error&) {
     fmt::print(stderr, "\nhipfile-io: error: a buffer too large for this machine (try a smaller --io-size or --size)\n");
+  } catch (const std::system_error& e) {  // std::thread: --threads times the GPUs beyond the process limit
+    fmt::print(stderr, "\nhipfile-io: error: cannot start a thread: {} (try fewer --threads)\n", e.code().message());
   }
   return 1;
 }

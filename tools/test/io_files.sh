@@ -3,7 +3,8 @@
 # io_files.sh IO WORKDIR: hipfile-io's --file must be a regular file (a FIFO would block its
 # open, a device's st_size of 0 made the tool write its pattern over the device, a directory
 # cannot hold data) and --json FILE never waits on a FIFO that nobody reads: each ends with one
-# clear line and exit 1, under timeout(1) so that a regression fails instead of hanging.
+# clear line and exit 1, under timeout(1) so that a regression fails instead of hanging; so do
+# a data file larger than the free space and memory that cannot be allocated.
 set -u
 io=$1
 dir=$2/io-files.$$
@@ -35,6 +36,10 @@ expect "--file: $dir/sub is a directory, not a regular file" "$io" $small -f "$d
 expect "--file: $dir/huge would need 1099511627776000000 bytes, and its file system has [0-9]* free" \
     "$io" $small -f "$dir/huge" --file-size 1000000T
 [ -e "$dir/huge" ] && { echo "FAIL: the refused data file was created"; fail=1; }
+# Memory that cannot be had (the plan of 2^24 requests needs 256 MiB, the address space is held
+# to 200 MB) ends with a message and exit 1, not an abort on an uncaught std::bad_alloc.
+expect "out of host memory (try a smaller --io-size, --threads or --size)" \
+    sh -c 'ulimit -v 200000 && exec "$@"' sh "$io" -s 16M -b 1 --reps 1 --baselines none -f "$dir/data"
 expect "cannot write $dir/fifo: a FIFO that no process reads" "$io" $small -f "$dir/data" --json "$dir/fifo"
 # --json through a FIFO that is read still works (as --json /dev/stdout into a pipe does).
 count=$((count + 1))
