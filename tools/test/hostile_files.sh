@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# hostile_files.sh CP STATS WORKDIR: files that are not what a tool expects end with a clear
+# hostile_files.sh CP STATS CHECK WORKDIR: files that are not what a tool expects end with a clear
 # message and exit 1, promptly: a FIFO (which a plain open or read waits on forever), a device
 # that never ends (/dev/zero), a directory, a report too large to be one; names that hold escape
 # sequences reach the terminal escaped. Every run is under timeout(1), so a regression fails
 # here instead of hanging. These are decided before any GPU is touched: no GPU needed.
 set -u
-cp_tool=$1 stats=$2
-dir=$3/hostile-files.$$
+cp_tool=$1 stats=$2 check=$3
+dir=$4/hostile-files.$$
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 fail=0 count=0
@@ -65,6 +65,13 @@ if timeout 10 "$stats" "$dir/report" > "$dir/out" 2> "$dir/err"; then
 else
     echo "FAIL: stats of a crafted report: exit $?"; cat "$dir/err"; fail=1
 fi
+
+# hipfile-check DIR: a DIR with an escape sequence in its name is shown escaped.
+count=$((count + 1))
+timeout 10 "$check" -q "$dir/a${esc}[31mb" > "$dir/out" 2> "$dir/err"; rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: check of a missing DIR: exit $rc, want 1"; fail=1; }
+grep -q "$esc" "$dir/out" "$dir/err" && { echo "FAIL: check: an ESC byte reached the output"; fail=1; }
+grep -q "^verdict: FAIL: cannot examine $dir/a\\\\x1b\\[31mb$" "$dir/out" || { echo "FAIL: check: the verdict:"; cat "$dir/out"; fail=1; }
 
 [ "$fail" -eq 0 ] && echo "ok: $count hostile files"
 exit $fail
