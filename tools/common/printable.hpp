@@ -3,6 +3,7 @@
 // on a terminal: a crafted name cannot move the cursor, recolour the screen or hide what follows.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
