@@ -7,6 +7,7 @@
 #include "filesystem.hpp"
 #include "io_probe.hpp"
 #include "platform.hpp"
+#include "printable.hpp"
 
 #include <getopt.h>
 #include <hipfile/hipfile.h>
@@ -144,11 +145,11 @@ int main(int argc, char** argv) {
 
   FsInfo fs = probe_filesystem(dir);
   if (!fs.error.empty()) {
-    fmt::print(stderr, "hipfile-check: {}\n", fs.error);
-    fmt::print("verdict: FAIL: cannot examine {}\n", dir);
+    fmt::print(stderr, "hipfile-check: {}\n", printable(fs.error));
+    fmt::print("verdict: FAIL: cannot examine {}\n", printable(dir));
     return 1;
   }
-  say("directory {}\n", fs.path);
+  say("directory {}\n", printable(fs.path));  // DIR may hold escape sequences
   say("  file system     {} (statfs 0x{:x}); mount {} type {} from {} ({})\n", fs.type, fs.magic, fs.mount_point,
       fs.mount_fstype, fs.mount_source, fs.mount_options);
   say("  O_DIRECT        {}: {}", fs.odirect ? "yes" : "no", fs.odirect_detail);
@@ -182,10 +183,10 @@ int main(int argc, char** argv) {
   int failed = 0;
   for (const ProbeResult& r : results) failed += r.ran && !r.ok;
   if (failed != 0) {
-    fmt::print("verdict: FAIL: {} of {} I/O checks failed in {}\n", failed, results.size(), fs.path);
+    fmt::print("verdict: FAIL: {} of {} I/O checks failed in {}\n", failed, results.size(), printable(fs.path));
     return 1;
   }
-  fmt::print("verdict: OK: hipfile reads and writes correctly in {} ({}{}), {}\n", fs.path, fs.type,
+  fmt::print("verdict: OK: hipfile reads and writes correctly in {} ({}{}), {}\n", printable(fs.path), fs.type,
              fs.odirect ? ", O_DIRECT" : ", buffered only",
              fastpath ? "GPU-direct fastpath available" : "through the pinned-staging engine (no fastpath)");
   return 0;

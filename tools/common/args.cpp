@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "args.hpp"
 
+#include "printable.hpp"
+
 #include <getopt.h>
 
 #include <cctype>
@@ -12,7 +14,8 @@
 namespace hipfile::tools {
 
 void usage_error(std::string_view tool, std::string_view message) {
-  fmt::print(stderr, "{}: {}\nTry '{} --help'.\n", tool, message, tool);
+  // The message quotes the arguments, which may hold escape sequences meant for the terminal.
+  fmt::print(stderr, "{}: {}\nTry '{} --help'.\n", tool, printable(message), tool);
   std::exit(2);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "json_writer.hpp"
 
+#include "printable.hpp"
+
 #include <cmath>
 #include <fmt/format.h>
 
@@ -61,22 +63,36 @@ JsonWriter& JsonWriter::key(std::string_view name) {
   return *this;
 }
 
+namespace {
+
+// One character of a JSON string: the short escapes, \u00XX for the controls (C1 and DEL too, so
+// the document is safe to print on a terminal), the UTF-8 bytes of anything else.
+void append_json_char(std::string& out, std::string_view bytes, char32_t code) {
+  switch (code) {
+    case '"': out += "\\\""; return;
+    case '\\': out += "\\\\"; return;
+    case '\n': out += "\\n"; return;
+    case '\r': out += "\\r"; return;
+    case '\t': out += "\\t"; return;
+    default: break;
+  }
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) out += fmt::format("\\u{:04x}", static_cast<unsigned>(code));
+  else out.append(bytes);
+}
+
+}  // namespace
+
 JsonWriter& JsonWriter::value(std::string_view text) {
   separate();
   out_ += '"';
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
-      default:
-        if (c < 0x20)
-          out_ += fmt::format("\\u{:04x}", c);
-        else
-          out_ += static_cast<char>(c);
-    }
+  // JSON text is UTF-8: a byte that is not part of valid UTF-8 becomes U+FFFD, so a name read
+  // from a file cannot make the document unreadable to a strict parser.
+  while (!text.empty()) {
+    char32_t code = 0;
+    const std::size_t n = utf8_sequence(text, code);
+    if (n == 0) out_ += "\\ufffd";
+    else append_json_char(out_, text.substr(0, n), code);
+    text.remove_prefix(n == 0 ? 1 : n);
   }
   out_ += '"';
   return *this;

@@ -3,7 +3,9 @@
 // of upstream's aiscp), for any size, preserving the bytes exactly.
 #include "args.hpp"
 #include "errors.hpp"
+#include "file_type.hpp"
 #include "memory.hpp"
+#include "printable.hpp"
 #include "progress.hpp"
 
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <new>
 
 using namespace hipfile::tools;
 
@@ -39,9 +42,10 @@ DESCRIPTION
     refuses (EINVAL, as tmpfs does); the library serves unaligned heads and tails. DST is
     created (mode 0644 less the umask) or truncated only once the arguments are valid, SRC
     exists and the GPU exists, and at the end it is cut to exactly SRC's size.
-    SRC being a directory, or SRC and DST being the same file, is refused. The copy is not
-    read back: compare with cmp(1) if you need proof. After a failure DST may hold part of the
-    data.
+    SRC must be a regular file, and DST a regular file or a name that does not exist yet: a
+    directory, a FIFO (which would block the copy) or a device is refused, and so is SRC and
+    DST being the same file, before DST is touched. The copy is not read back: compare with
+    cmp(1) if you need proof. After a failure DST may hold part of the data.
 
 OPTIONS
     SIZE takes a byte count with an optional binary suffix k, M, G or T (any case, optionally
@@ -78,8 +82,9 @@ ENVIRONMENT
 
 EXIT STATUS
     0   SRC was copied to DST
-    1   failure; the message names the call and the reason (SRC missing or a directory, SRC
-        and DST the same file, a file that cannot be opened, a GPU that does not exist, a
+    1   failure; the message names the call and the reason (SRC missing, SRC or DST not a
+        regular file, SRC and DST the same file, a file that cannot be opened, a GPU that does
+        not exist, out of memory, a
         failed hipFileRead or hipFileWrite with its offset, SRC shrinking during the copy)
     2   usage error: an unknown option, a missing or malformed value, not exactly two paths;
         DST is not touched
@@ -151,17 +156,35 @@ Options parse(int argc, char** argv) {
 }
 
 // Opens with O_DIRECT where the file system takes it, buffered otherwise (tmpfs refuses it
-// with EINVAL); the library serves unaligned heads and tails of O_DIRECT files itself.
+// with EINVAL); the library serves unaligned heads and tails of O_DIRECT files itself. Never
+// blocks on a FIFO put in place after run()'s checks: only a regular file is kept open.
 int open_file(const std::string& path, int flags, bool try_direct, bool& direct) {
   direct = false;
+  std::string problem;
   if (try_direct) {
-    int fd = open(path.c_str(), flags | O_DIRECT | O_CLOEXEC, 0644);
+    int fd = open_regular(path, flags | O_DIRECT, 0644, problem);
     if (fd >= 0) return direct = true, fd;
-    if (errno != EINVAL) throw Failure{fmt::format("cannot open {}: {}", path, std::strerror(errno))};
+    if (errno != EINVAL) throw Failure{problem};
   }
-  int fd = open(path.c_str(), flags | O_CLOEXEC, 0644);
-  if (fd < 0) throw Failure{fmt::format("cannot open {}: {}", path, std::strerror(errno))};
+  int fd = open_regular(path, flags, 0644, problem);
+  if (fd < 0) throw Failure{problem};
   return fd;
+}
+
+// SRC must be a regular file (a FIFO would block the open, a device has no size to copy); DST
+// must be one or not exist yet, and must not be SRC. Checked before DST is created or truncated.
+std::uint64_t check_paths(const Options& o) {
+  struct stat sst {};
+  if (stat(o.src.c_str(), &sst) != 0) throw Failure{fmt::format("cannot stat {}: {}", o.src, std::strerror(errno))};
+  if (auto kind = non_regular_kind(sst.st_mode); !kind.empty())
+    throw Failure{fmt::format("{} is {}, not a regular file", o.src, kind)};
+  struct stat dst_st {};
+  if (stat(o.dst.c_str(), &dst_st) != 0) return static_cast<std::uint64_t>(sst.st_size);
+  if (dst_st.st_dev == sst.st_dev && dst_st.st_ino == sst.st_ino)
+    throw Failure{fmt::format("{} and {} are the same file", o.src, o.dst)};
+  if (auto kind = non_regular_kind(dst_st.st_mode); !kind.empty())
+    throw Failure{fmt::format("{} is {}, not a regular file", o.dst, kind)};
+  return static_cast<std::uint64_t>(sst.st_size);
 }
 
 // Owns an fd and its hipFile registration; deregisters before closing, as the API requires.
@@ -187,12 +210,7 @@ struct RegisteredFile {
 };
 
 int run(const Options& o) {
-  struct stat sst {};
-  if (stat(o.src.c_str(), &sst) != 0) throw Failure{fmt::format("cannot stat {}: {}", o.src, std::strerror(errno))};
-  if (S_ISDIR(sst.st_mode)) throw Failure{fmt::format("{} is a directory", o.src)};
-  struct stat dst_st {};
-  if (stat(o.dst.c_str(), &dst_st) == 0 && dst_st.st_dev == sst.st_dev && dst_st.st_ino == sst.st_ino)
-    throw Failure{fmt::format("{} and {} are the same file", o.src, o.dst)};
+  const std::uint64_t size = check_paths(o);
 
   // The GPU is checked before DST is opened, so a wrong --device leaves DST as it was.
   int count = 0;
@@ -202,7 +220,6 @@ int run(const Options& o) {
   bool src_direct = false, dst_direct = false;
   RegisteredFile src(open_file(o.src, O_RDONLY, !o.buffered, src_direct), o.src);
   RegisteredFile dst(open_file(o.dst, O_WRONLY | O_CREAT | O_TRUNC, !o.buffered, dst_direct), o.dst);
-  auto size = static_cast<std::uint64_t>(sst.st_size);
   std::uint64_t chunk = std::max<std::uint64_t>(4096, std::min(o.chunk, (size + 4095) & ~std::uint64_t{4095}));
   Memory buffer(MemKind::Device, chunk, o.device);
   check_status(hipFileBufRegister(buffer.data(), buffer.size(), 0), "hipFileBufRegister");
@@ -255,7 +272,9 @@ int main(int argc, char** argv) {
   try {
     rc = run(o);
   } catch (const Failure& f) {
-    fmt::print(stderr, "hipfile-cp: {}\n", f.what);
+    fmt::print(stderr, "hipfile-cp: {}\n", printable(f.what));  // paths may hold escape sequences
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "hipfile-cp: out of host memory\n");
   }
   // Registrations are gone by now; closing the driver releases its threads and staging memory.
   if (hipFileUseCount() > 0) (void)hipFileDriverClose();

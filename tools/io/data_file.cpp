@@ -2,10 +2,12 @@
 #include "data_file.hpp"
 
 #include "errors.hpp"
+#include "file_type.hpp"
 #include "pattern.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,9 +20,31 @@
 
 namespace hipfile::tools::io {
 
+namespace {
+
+// A pattern file larger than the free space would fill the file system and fail at its end, so
+// it is refused before the first byte is written.
+void check_free_space(const std::string& path, std::uint64_t size) {
+  const auto slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct statvfs fs {};
+  if (statvfs(folder.c_str(), &fs) != 0) return;  // the create below reports a missing folder
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (size > free_bytes)
+    throw Failure{fmt::format("--file: {} would need {} bytes, and its file system has {} free", path, size, free_bytes)};
+}
+
+}  // namespace
+
 bool ensure_data_file(const std::string& path, std::uint64_t size, bool recreate, unsigned threads) {
   struct stat st {};
-  if (!recreate && stat(path.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) >= size) return false;
+  const bool exists = stat(path.c_str(), &st) == 0;
+  // Never written over: a device (its pattern would replace a disk's contents), a FIFO (the open
+  // would wait for a reader), a directory.
+  if (exists && !non_regular_kind(st.st_mode).empty())
+    throw Failure{fmt::format("--file: {} is {}, not a regular file", path, non_regular_kind(st.st_mode))};
+  if (!recreate && exists && static_cast<std::uint64_t>(st.st_size) >= size) return false;
+  check_free_space(path, exists ? size - std::min<std::uint64_t>(size, static_cast<std::uint64_t>(st.st_blocks) * 512) : size);
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Failure{fmt::format("cannot create {}: {}", path, std::strerror(errno))};
   constexpr std::uint64_t kBlock = 8u << 20;
@@ -72,12 +96,13 @@ DataFile::~DataFile() {
 }
 
 int open_data_file(const std::string& path, bool direct) {
-  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
+  std::string problem;
+  int fd = open_regular(path, O_RDWR | (direct ? O_DIRECT : 0), 0, problem);
   if (fd >= 0) return fd;
   if (direct && errno == EINVAL)
     throw Failure{fmt::format("{}: the file system refuses O_DIRECT (tmpfs?); use --buffered or another "
                               "directory", path)};
-  throw Failure{fmt::format("open {}: {}", path, std::strerror(errno))};
+  throw Failure{problem};
 }
 
 }  // namespace hipfile::tools::io

@@ -10,9 +10,11 @@
 #include "page_cache.hpp"
 #include "parts_bench.hpp"
 #include "plan.hpp"
+#include "printable.hpp"
 #include "report.hpp"
 #include "stopwatch.hpp"
 
+#include <fcntl.h>
 #include <hipfile/hipfile.h>
 #include <unistd.h>
 
@@ -22,6 +24,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <new>
+#include <stdexcept>
+#include <system_error>
 #include <thread>
 
 using namespace hipfile::tools;
@@ -130,6 +135,23 @@ void measure_copies(Report& r, const Options& o) {
       record(*m, copies.run(m == &r.h2d), 0);
       m->cpu_seconds.push_back(process_cpu_seconds() - cpu0);
     }
+}
+
+// --json FILE, created or truncated; opened without blocking, so a FIFO that nobody reads is an
+// error (ENXIO) rather than a wait without end, and one with a reader (/dev/stdout) works.
+std::FILE* open_json_output(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const bool no_reader = errno == ENXIO;
+    throw Failure{fmt::format("cannot write {}: {}", path, no_reader ? "a FIFO that no process reads" : std::strerror(errno))};
+  }
+  (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::FILE* out = ::fdopen(fd, "w");
+  if (out == nullptr) {
+    ::close(fd);
+    throw Failure{fmt::format("cannot write {}: {}", path, std::strerror(errno))};
+  }
+  return out;
 }
 
 std::string joined_command(int argc, char** argv) {
@@ -262,8 +284,7 @@ int run(int argc, char** argv) {
 
   print_table(r);
   if (!o.json_path.empty()) {
-    std::FILE* out = o.json_path == "-" ? stdout : std::fopen(o.json_path.c_str(), "w");
-    if (out == nullptr) throw Failure{fmt::format("cannot write {}: {}", o.json_path, std::strerror(errno))};
+    std::FILE* out = o.json_path == "-" ? stdout : open_json_output(o.json_path);
     std::string text = to_json(r);
     bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
     if (out != stdout) ok = std::fclose(out) == 0 && ok;
@@ -278,7 +299,13 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const Failure& f) {
-    fmt::print(stderr, "\nhipfile-io: error: {}\n", f.what);
-    return 1;
+    fmt::print(stderr, "\nhipfile-io: error: {}\n", printable(f.what));  // paths may hold escape sequences
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "\nhipfile-io: error: out of host memory (try a smaller --io-size, --threads or --size)\n");
+  } catch (const std::length_error&) {
+    fmt::print(stderr, "\nhipfile-io: error: a buffer too large for this machine (try a smaller --io-size or --size)\n");
+  } catch (const std::system_error& e) {  // std::thread: --threads times the GPUs beyond the process limit
+    fmt::print(stderr, "\nhipfile-io: error: cannot start a thread: {} (try fewer --threads)\n", e.code().message());
   }
+  return 1;
 }

@@ -5,15 +5,24 @@
 #include "plan.hpp"
 
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <limits>
 #include <string_view>
 
 namespace hipfile::tools::io {
 namespace {
+
+// Upper limits of the counts (see count_arg). The library takes at most 256 engine threads.
+constexpr int kMaxThreads = 1024;
+constexpr int kMaxEngineThreads = 256;
+constexpr int kMaxStreams = 1024;
+constexpr int kMaxBatch = 4096;
+constexpr std::uint64_t kMaxRequests = std::uint64_t{1} << 24;
 
 // The manual page: -h/--help prints it. Keep it true to parse_options and main.cpp.
 constexpr const char* kUsage = R"(NAME
@@ -85,12 +94,14 @@ OPTIONS
     -b, --io-size SIZE
         Bytes per request (default 16M; more than --size is clamped to --size). Must be > 0.
     -s, --size SIZE
-        Bytes moved per measured pass (default 1G). Must be > 0.
+        Bytes moved per measured pass (default 1G). Must be > 0, and at most 16777216 times
+        --io-size (the plan of a pass's requests is held in memory).
     -t, --threads N
-        The tool's own I/O threads per GPU (default 1, at least 1).
+        The tool's own I/O threads per GPU (default 1, from 1 to 1024).
     --engine-threads N
         Set HIPFILE_THREADS=N (the library's staging-engine threads; 0 = the library's
-        automatic choice) before the driver opens (default: leave the environment alone).
+        automatic choice, at most 256, the library's own limit) before the driver opens
+        (default: leave the environment alone).
     -m, --mem KIND
         The memory the data moves to or from: device (hipMalloc, the default), pinned
         (hipHostMalloc) or pageable (page-aligned malloc).
@@ -118,9 +129,9 @@ OPTIONS
         --streams streams per thread) or batch (hipFileBatchIOSubmit/GetStatus in batches of
         --batch entries).
     --streams N
-        async: streams per thread (default 4, at least 1).
+        async: streams per thread (default 4, from 1 to 1024).
     --batch N
-        batch: entries per batch (default 128, at least 1).
+        batch: entries per batch (default 128, from 1 to 4096).
     --fsync
         Writes: one fdatasync inside each timed pass (every write pass already starts with an
         untimed one). Default off.
@@ -146,8 +157,9 @@ OPTIONS
 
   Data file
     -f, --file PATH
-        The data file (default ./hipfile-io.dat). Created with the pattern when missing or
-        smaller than --file-size; an existing larger file is used as it is.
+        The data file (default ./hipfile-io.dat), a regular file: a FIFO, a device or a
+        directory is refused. Created with the pattern when missing or smaller than
+        --file-size; an existing larger file is used as it is.
     --file-size SIZE
         The file's size (default --size). Random access spreads over it; sequential access
         needs it >= --size (--file-per-device: >= each GPU's part); it must be >= --io-size.
@@ -189,8 +201,10 @@ EXIT STATUS
     1   failure: an I/O or HIP error, a verification mismatch (the message names the file
         offset of the first differing byte), a data file without the pattern under --verify,
         an unsupported mode (O_DIRECT refused by the file system, async or batch missing in
-        the library), no GPU or a GPU that does not exist
-    2   usage error: an unknown option, a missing or malformed value, inconsistent sizes
+        the library), no GPU or a GPU that does not exist, a --file that is not a regular
+        file, a --json FIFO that nobody reads, out of host memory
+    2   usage error: an unknown option, a missing or malformed value, a count or size out of
+        range, inconsistent sizes
 
 EXAMPLES
     hipfile-io -f /mnt/nvme/hipfile-io.dat -s 4G -t 4 --direct --cold
@@ -218,9 +232,14 @@ std::uint64_t size_arg(const char* name, const char* text) {
   return *v;
 }
 
-int count_arg(const char* name, const char* text, int min) {
+// A count from min to max: the limits keep every per-thread buffer, stream and batch the tool
+// allocates within what a machine can give, so an absurd value is a usage error, not an abort.
+int count_arg(const char* name, const char* text, int min, int max = std::numeric_limits<int>::max()) {
   auto v = parse_count(text);
-  if (!v || *v < min) usage_error(fmt::format("{}: '{}' is not a number >= {}", name, text, min));
+  if (!v || *v < min || *v > max) {
+    if (max == std::numeric_limits<int>::max()) usage_error(fmt::format("{}: '{}' is not a number >= {}", name, text, min));
+    usage_error(fmt::format("{}: '{}' is not a number from {} to {}", name, text, min, max));
+  }
   return *v;
 }
 
@@ -243,6 +262,14 @@ Baselines baselines_arg(std::string_view text) {
     text.remove_prefix(comma + 1);
   }
   return b;
+}
+
+// --json FILE, checked now rather than after the whole run: not empty, not a directory.
+std::string json_path(const char* path) {
+  if (*path == '\0') usage_error("--json needs a FILE (- for stdout)");
+  struct stat st {};
+  if (::stat(path, &st) == 0 && S_ISDIR(st.st_mode)) usage_error(fmt::format("--json: '{}' is a directory", path));
+  return path;
 }
 
 enum LongOnly {
@@ -308,8 +335,8 @@ Options parse_options(int argc, char** argv) {
       case kRandom: o.access = Access::Random; break;
       case 'b': o.io_size = size_arg("--io-size", optarg); break;
       case 's': o.total = size_arg("--size", optarg); break;
-      case 't': o.threads = count_arg("--threads", optarg, 1); break;
-      case kEngineThreads: o.engine_threads = count_arg("--engine-threads", optarg, 0); break;
+      case 't': o.threads = count_arg("--threads", optarg, 1, kMaxThreads); break;
+      case kEngineThreads: o.engine_threads = count_arg("--engine-threads", optarg, 0, kMaxEngineThreads); break;
       case 'm': {
         std::string_view m = optarg;
         if (m == "device") o.mem = MemKind::Device;
@@ -340,8 +367,8 @@ Options parse_options(int argc, char** argv) {
         else usage_error(fmt::format("--api: '{}' is not sync, async or batch", a));
         break;
       }
-      case kStreams: o.streams = count_arg("--streams", optarg, 1); break;
-      case kBatch: o.batch = count_arg("--batch", optarg, 1); break;
+      case kStreams: o.streams = count_arg("--streams", optarg, 1, kMaxStreams); break;
+      case kBatch: o.batch = count_arg("--batch", optarg, 1, kMaxBatch); break;
       case kFsync: o.fsync = true; break;
       case 'n': o.reps = count_arg("--reps", optarg, 1); break;
       case kDevices: {
@@ -357,7 +384,7 @@ Options parse_options(int argc, char** argv) {
       case kFileSize: o.file_size = size_arg("--file-size", optarg); break;
       case kCreate: o.create = true; break;
       case kFilePerDevice: o.file_per_device = true; break;
-      case kJson: o.json_path = optarg; break;
+      case kJson: o.json_path = json_path(optarg); break;
       case kProgress: o.progress = true; break;
       case kSeed: {
         auto v = parse_size(optarg);
@@ -375,6 +402,10 @@ Options parse_options(int argc, char** argv) {
   if (o.total == 0) usage_error("--size must be > 0");
   // A request larger than the pass is one request of the whole pass.
   if (o.io_size > o.total) o.io_size = o.total;
+  // The plan holds every request of a pass in memory, twice over while it is shared out.
+  if (const std::uint64_t requests = (o.total + o.io_size - 1) / o.io_size; requests > kMaxRequests)
+    usage_error(fmt::format("--size / --io-size is {} requests per pass, more than {}: use a larger --io-size",
+                            requests, kMaxRequests));
   if (o.cache == Cache::Partial && o.op == Op::Write) usage_error("--resident applies to reads only");
   // The parts measurement and the partial page-cache state are set up on the one shared file.
   if (o.cache == Cache::Partial && o.file_per_device)

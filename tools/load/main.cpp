@@ -6,6 +6,8 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "page_cache.hpp"
+#include "paths.hpp"
+#include "printable.hpp"
 #include "progress.hpp"
 #include "report.hpp"
 #include "stopwatch.hpp"
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,6 +103,7 @@ void drop_checkpoint(const sts::Checkpoint& c) {
 }
 
 int run(const Options& o, const std::string& command) {
+  check_checkpoint_files(o.paths);
   auto checkpoint = sts::Checkpoint::open(o.paths);
   if (!checkpoint) raise(checkpoint.error());
   const sts::Checkpoint& c = *checkpoint;
@@ -147,13 +151,15 @@ int run(const Options& o, const std::string& command) {
     const std::string diff = verify(c, loaded);
     r.verify = diff.empty() ? "passed" : "FAILED: " + diff;
     if (!diff.empty()) {
-      fmt::print(stderr, "hipfile-load: verify: {}\n", diff);
+      fmt::print(stderr, "hipfile-load: verify: {}\n", printable(diff));
       return 1;
     }
   }
   if (!o.write_back.empty()) {
     sts::WriteOptions wo;
-    wo.metadata = c.shards().front().metadata;
+    // An index with an empty weight_map has no shard: its copy is a valid checkpoint of no
+    // tensors ("{}" padded), as safetensors writes for an empty dict.
+    if (!c.shards().empty()) wo.metadata = c.shards().front().metadata;
     Stopwatch clock;
     if (auto w = sts::write(o.write_back, sts::tensors_of(loaded), wo); !w) raise(w.error());
     r.write_seconds = clock.seconds();
@@ -173,10 +179,12 @@ int main(int argc, char** argv) {
   try {
     rc = run(o, command);
   } catch (const BadCheckpoint& b) {
-    fmt::print(stderr, "hipfile-load: {}\n", b.what);
+    fmt::print(stderr, "hipfile-load: {}\n", printable(b.what));  // names from the file, maybe hostile
     rc = 2;
   } catch (const Failure& f) {
-    fmt::print(stderr, "hipfile-load: {}\n", f.what);
+    fmt::print(stderr, "hipfile-load: {}\n", printable(f.what));
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "hipfile-load: out of host memory\n");
   }
   return rc;
 }

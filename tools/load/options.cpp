@@ -2,8 +2,10 @@
 #include "options.hpp"
 
 #include "args.hpp"
+#include "file_type.hpp"
 
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -86,7 +88,8 @@ OPTIONS
         measures both).
     --write PATH
         After the passes, write the loaded tensors from GPU memory to PATH as a safetensors
-        file (with the first shard's metadata) and report the write rate.
+        file (with the first shard's metadata) and report the write rate. The file is written
+        beside PATH and renamed over it, so an existing PATH must be a regular file.
     --progress
         Show the progress line even when stderr is not a terminal.
     -q, --quiet
@@ -106,10 +109,11 @@ ENVIRONMENT
 
 EXIT STATUS
     0   the checkpoint was loaded (and verified, with --verify)
-    1   failure: a file that cannot be opened or read, a GPU that does not exist, a failed
+    1   failure: a file that cannot be opened or read or is not a regular file (a FIFO, a
+        device, a directory), out of host memory, a GPU that does not exist, a failed
         allocation or hipFileRead, a shard that changed size, a --verify difference
     2   usage error (an unknown option, a malformed value, no PATH, an --only pattern that
-        matches nothing) or a bad checkpoint (a malformed header or index; the message names
+        matches nothing, a --write PATH that exists and is not a regular file) or a bad checkpoint (a malformed header or index; the message names
         the file and the tensor)
 
 EXAMPLES
@@ -137,6 +141,16 @@ void add_patterns(std::vector<std::string>& out, const std::string& text) {
     if (comma == std::string::npos) return;
     start = comma + 1;
   }
+}
+
+// --write PATH: the copy is renamed over PATH, so an existing PATH must be a regular file (a
+// rename over /dev/null or a FIFO would replace it with the checkpoint).
+std::string write_path(const char* path) {
+  if (*path == '\0') usage_error("--write needs a PATH");
+  struct stat st {};
+  if (::stat(path, &st) == 0 && !non_regular_kind(st.st_mode).empty())
+    usage_error(fmt::format("--write: '{}' is {}, not a regular file", path, non_regular_kind(st.st_mode)));
+  return path;
 }
 
 }  // namespace
@@ -200,10 +214,7 @@ Options parse(int argc, char** argv) {
         o.parallel = *v;
         break;
       }
-      case kWrite:
-        if (*optarg == '\0') usage_error("--write needs a PATH");
-        o.write_back = optarg;
-        break;
+      case kWrite: o.write_back = write_path(optarg); break;
       case kProgress: o.progress = true; break;
       case 'q': o.quiet = true; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);

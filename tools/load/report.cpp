@@ -3,6 +3,7 @@
 
 #include "args.hpp"
 #include "json_writer.hpp"
+#include "printable.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -61,8 +62,9 @@ void print_text(const Report& r, const Options& o) {
   const Figures f = figures(r);
   const double rate = gbps(l.bytes(), f.best);
   std::string meta;
-  for (const auto& [k, v] : c.metadata()) meta += fmt::format("{}{}={}", meta.empty() ? "; metadata " : ", ", k, v);
-  fmt::print("checkpoint: {} ({} file{}, {} tensors, {}{})\n", o.paths.size() == 1 ? o.paths[0] : o.paths[0] + " ...",
+  for (const auto& [k, v] : c.metadata())
+    meta += fmt::format("{}{}={}", meta.empty() ? "; metadata " : ", ", printable(k), printable(v));
+  fmt::print("checkpoint: {} ({} file{}, {} tensors, {}{})\n", printable(o.paths[0]) + (o.paths.size() == 1 ? "" : " ..."),
              c.shards().size(), c.shards().size() == 1 ? "" : "s", c.tensors().size(), size_text(c.bytes()), meta);
   fmt::print("loaded:     {} tensors, {} onto {} in {} read{} ({} allocation{}), {}\n", l.tensors().size(),
              size_text(l.bytes()), gpus_text(devices_used(l)), l.stats().reads, l.stats().reads == 1 ? "" : "s",
@@ -74,12 +76,12 @@ void print_text(const Report& r, const Options& o) {
   fmt::print("rate:       {:.2f} GB/s = {:.2f}x the pinned host-to-device copy ({:.2f} GB/s, measured in this run)\n",
              rate, ratio(rate, r.pinned_gbps), r.pinned_gbps);
   if (r.write_seconds >= 0)
-    fmt::print("write:      {} in {:.4f} s, {:.2f} GB/s\n", o.write_back, r.write_seconds, gbps(l.bytes(), r.write_seconds));
+    fmt::print("write:      {} in {:.4f} s, {:.2f} GB/s\n", printable(o.write_back), r.write_seconds, gbps(l.bytes(), r.write_seconds));
   fmt::print("verify:     {}\n", r.verify == "passed" ? fmt::format("passed ({} tensors compared with pread)", l.tensors().size())
                                                        : r.verify);
   if (!o.list) return;
   for (const auto& t : l.tensors())
-    fmt::print("  {}  {}  {}  GPU {}  {} bytes\n", t.name, t.dtype_name(), sts::shape_text(t.shape), t.device, t.bytes);
+    fmt::print("  {}  {}  {}  GPU {}  {} bytes\n", printable(t.name), t.dtype_name(), sts::shape_text(t.shape), t.device, t.bytes);
 }
 
 void print_json(const Report& r, const Options& o) {

@@ -3,6 +3,7 @@
 //   hipfile-stats -- PROGRAM ARGS...   run PROGRAM with HIPFILE_STATS_FILE set to a private temp
 //                                      file, wait, print its report; exit with PROGRAM's status
 //   hipfile-stats FILE                 pretty-print a report written through HIPFILE_STATS_FILE
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,7 +42,11 @@ DESCRIPTION
         it, prints the report, removes the file and the directory, and exits with PROGRAM's
         status. PROGRAM's own output is left alone; the report follows it on stdout.
     hipfile-stats FILE
-        Prints a report that a program wrote through HIPFILE_STATS_FILE.
+        Prints a report that a program wrote through HIPFILE_STATS_FILE. FILE must be a
+        regular file of at most 16 MiB (a FIFO, a device or a directory is refused, so the
+        read never waits or runs without end).
+    Bytes of the report outside printable ASCII (in a path, say) are shown as \xNN, so that a
+    name cannot send control sequences to the terminal.
     The report is a table of the paths that saw I/O: ops, bytes, errors, average latency and
     bandwidth (GB/s = 1e9 bytes/s); then, per path and operation, the bytes moved through the
     page cache and with O_DIRECT (an O_DIRECT client's read of cached data is served from the
@@ -70,7 +74,8 @@ ENVIRONMENT
 EXIT STATUS
     FILE form:
     0   the report was printed
-    1   FILE cannot be read or is not a hipfile statistics report
+    1   FILE cannot be read, is not a regular file, is larger than 16 MiB or is not a
+        hipfile statistics report
     2   usage error: no argument, more than one FILE, an unknown option, -- without PROGRAM
     -- form:
     N   PROGRAM's exit status (a missing report is reported on stderr but does not change it)
@@ -179,13 +184,54 @@ bool print_report(const std::string& text, std::FILE* out) {
   return true;
 }
 
-bool slurp(const std::string& path, std::string& text) {
-  std::ifstream f(path);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  text = ss.str();
-  return true;
+// A report is a few lines per file and operation; anything larger is not one (/dev/zero, a
+// stray multi-gigabyte file), so reading stops here instead of filling memory.
+constexpr std::size_t kMaxReportBytes = std::size_t{16} << 20;
+
+// Bytes outside printable ASCII as \xNN, line breaks kept: the names in a report are file paths,
+// and one holding an escape sequence must not reach the terminal as one.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if ((c >= 0x20 && c < 0x7f) || c == '\n') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+// Up to kMaxReportBytes + 1 bytes of @p fd, so that a larger file is seen to be larger.
+bool read_bounded(int fd, std::string& raw, std::string& problem) {
+  char block[65536];
+  while (raw.size() <= kMaxReportBytes) {
+    const ssize_t n = ::read(fd, block, sizeof block);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return problem = std::strerror(errno), false;
+    if (n == 0) return true;
+    raw.append(block, static_cast<std::size_t>(n));
+  }
+  return problem = "it is larger than 16 MiB, which no report is", false;
+}
+
+// The report at @p path into @p text (escaped with shown()); on failure, why, in @p problem.
+// Opened without blocking (a FIFO would wait for a writer) and read only if a regular file.
+bool slurp(const std::string& path, std::string& text, std::string& problem) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return problem = std::strerror(errno), false;
+  struct stat st {};
+  std::string raw;
+  bool ok = false;
+  if (::fstat(fd, &st) != 0) problem = std::strerror(errno);
+  else if (S_ISDIR(st.st_mode)) problem = "it is a directory";
+  else if (!S_ISREG(st.st_mode)) problem = "it is not a regular file";
+  else ok = read_bounded(fd, raw, problem);
+  ::close(fd);
+  if (ok) text = shown(raw);
+  return ok;
 }
 
 int run(char** argv) {
@@ -200,7 +246,7 @@ int run(char** argv) {
   pid_t pid = 0;
   int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv, environ);
   if (rc != 0) {
-    std::fprintf(stderr, "hipfile-stats: cannot run %s: %s\n", argv[0], std::strerror(rc));
+    std::fprintf(stderr, "hipfile-stats: cannot run %s: %s\n", shown(argv[0]).c_str(), std::strerror(rc));
     ::rmdir(dir.c_str());
     return 127;
   }
@@ -208,12 +254,14 @@ int run(char** argv) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  std::string text;
+  std::string text, problem;
   std::fflush(stdout);
-  if (!slurp(report, text)) {
-    std::fprintf(stderr, "hipfile-stats: %s wrote no statistics (did it open the hipFile driver?)\n", argv[0]);
+  if (::access(report.c_str(), F_OK) != 0) {
+    std::fprintf(stderr, "hipfile-stats: %s wrote no statistics (did it open the hipFile driver?)\n", shown(argv[0]).c_str());
+  } else if (!slurp(report, text, problem)) {
+    std::fprintf(stderr, "hipfile-stats: the report of %s cannot be read: %s\n", shown(argv[0]).c_str(), problem.c_str());
   } else if (!print_report(text, stdout)) {
-    std::fprintf(stderr, "hipfile-stats: the report of %s is not readable\n", argv[0]);
+    std::fprintf(stderr, "hipfile-stats: the report of %s is not readable\n", shown(argv[0]).c_str());
   }
   ::unlink(report.c_str());
   ::rmdir(dir.c_str());
@@ -235,13 +283,14 @@ int main(int argc, char** argv) {
     }
   if (argv[1][0] == '-' && argv[1][1] != '\0') return usage_error("unknown option '" + std::string(argv[1]) + "'");
   if (argc > 2) return usage_error("one FILE at most; to run a program, put -- before it");
-  std::string text;
-  if (!slurp(argv[1], text)) {
-    std::fprintf(stderr, "hipfile-stats: cannot read %s: %s\n", argv[1], std::strerror(errno));
+  std::string text, problem;
+  const std::string file = shown(argv[1]);
+  if (!slurp(argv[1], text, problem)) {
+    std::fprintf(stderr, "hipfile-stats: cannot read %s: %s\n", file.c_str(), problem.c_str());
     return 1;
   }
   if (!print_report(text, stdout)) {
-    std::fprintf(stderr, "hipfile-stats: %s is not a hipfile statistics report\n", argv[1]);
+    std::fprintf(stderr, "hipfile-stats: %s is not a hipfile statistics report\n", file.c_str());
     return 1;
   }
   return 0;

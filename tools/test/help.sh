@@ -69,7 +69,7 @@ check_tool hipfile-stats "$stats" HIPFILE_STATS_FILE "h" help
 grep -q -- '^    --$' "$dir/options" || bad "hipfile-stats --help: OPTIONS does not describe --"
 # The defaults the parsers start from are in the text.
 "$io" --help > "$dir/out"
-for text in "default 16M" "default 1G" "default 1, at least 1" "default 4, at least 1" "default 128, at least 1" \
+for text in "default 16M" "default 1G" "default 1, from 1 to 1024" "default 4, from 1 to 1024" "default 128, from 1 to 4096" \
     "default 3, at least 1" "default ./hipfile-io.dat" "(default 0)" "all (the default)" "by_hand" "vs_by_hand" \
     "iops_best" "ops_per_pass" "hand"; do
     grep -qF -- "$text" "$dir/out" || bad "hipfile-io --help does not say '$text'"

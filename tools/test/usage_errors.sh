@@ -31,7 +31,11 @@ expect_usage() {
     if [ "$(sed -n 2p "$dir/err")" != "Try '$name --help'." ] || [ "$(wc -l < "$dir/err")" -ne 2 ]; then
         echo "FAIL: $what: stderr is not one message and the --help hint:"; cat "$dir/err"; fail=1
     fi
+    if grep -q "$esc" "$dir/err"; then
+        echo "FAIL: $what: an ESC byte from the arguments reached stderr"; fail=1
+    fi
 }
+esc=$(printf '\033')
 
 # hipfile-io. Each run names a data file that must not appear.
 data=$dir/io.dat
@@ -46,15 +50,32 @@ expect_usage hipfile-io "--size: '12X' is not a size" "$io" $f -s 12X
 expect_usage hipfile-io "--size: '99999999T' is not a size" "$io" $f -s 99999999T
 expect_usage hipfile-io "--size must be > 0" "$io" $f -s 0
 expect_usage hipfile-io "--io-size must be > 0" "$io" $f -b 0
-expect_usage hipfile-io "--threads: '0' is not a number >= 1" "$io" $f -t 0
-expect_usage hipfile-io "--threads: '-3' is not a number >= 1" "$io" $f --threads -3
+expect_usage hipfile-io "--threads: '0' is not a number from 1 to 1024" "$io" $f -t 0
+expect_usage hipfile-io "--threads: '-3' is not a number from 1 to 1024" "$io" $f --threads -3
 expect_usage hipfile-io "--threads: '99999999999' is not a number" "$io" $f --threads 99999999999
+# Absurd counts and sizes are refused before anything is allocated (they used to abort the
+# program with an uncaught std::length_error or std::bad_alloc, or start a million threads).
+expect_usage hipfile-io "--threads: '1025' is not a number from 1 to 1024" "$io" $f -t 1025
+expect_usage hipfile-io "--threads: '2147483647' is not a number from 1 to 1024" "$io" $f -t 2147483647
+expect_usage hipfile-io "--streams: '1025' is not a number from 1 to 1024" "$io" $f --api async --streams 1025
+expect_usage hipfile-io "--batch: '2147483647' is not a number from 1 to 4096" "$io" $f --api batch --batch 2147483647
+expect_usage hipfile-io "--engine-threads: '257' is not a number from 0 to 256" "$io" $f --engine-threads 257
+expect_usage hipfile-io "--size / --io-size is 1099511627776 requests per pass, more than 16777216: use a larger --io-size" \
+    "$io" $f -s 1T -b 1
+expect_usage hipfile-io "--size / --io-size is 16777217 requests per pass, more than 16777216" "$io" $f -s 16777217 -b 1
+expect_usage hipfile-io "--size: '18446744073709551616' is not a size" "$io" $f -s 18446744073709551616
+expect_usage hipfile-io "--size: '16777216T' is not a size" "$io" $f -s 16777216T
+expect_usage hipfile-io "--io-size: '-1' is not a size" "$io" $f -b -1
+expect_usage hipfile-io "--file-size: '' is not a size" "$io" $f --file-size ""
+expect_usage hipfile-io "--reps: '-1' is not a number >= 1" "$io" $f -n -1
 expect_usage hipfile-io "--reps: '2.5' is not a number" "$io" $f -n 2.5
-expect_usage hipfile-io "--streams: '0' is not a number >= 1" "$io" $f --streams 0
+expect_usage hipfile-io "--streams: '0' is not a number from 1 to 1024" "$io" $f --streams 0
 expect_usage hipfile-io "--batch: 'x' is not a number" "$io" $f --batch x
-expect_usage hipfile-io "--engine-threads: '-1' is not a number >= 0" "$io" $f --engine-threads -1
+expect_usage hipfile-io "--engine-threads: '-1' is not a number from 0 to 256" "$io" $f --engine-threads -1
 expect_usage hipfile-io "--seed: '1k' is not a number" "$io" $f --random --seed 1k
 expect_usage hipfile-io "--mem: 'gpu' is not device, pinned or pageable" "$io" $f --mem gpu
+# An argument quoted in a message is shown escaped, not sent to the terminal as a sequence.
+expect_usage hipfile-io "--mem: 'x\\\\x1b\\[31m' is not device" "$io" $f --mem "x${esc}[31m"
 expect_usage hipfile-io "--api: 'mmap' is not sync, async or batch" "$io" $f --api mmap
 expect_usage hipfile-io "--devices: '0,,1' is not a list" "$io" $f --devices 0,,1
 expect_usage hipfile-io "--baselines: unknown 'fast'" "$io" $f --baselines copy,fast
@@ -67,6 +88,9 @@ expect_usage hipfile-io "--direct needs --io-size and --size in multiples of 4 K
 expect_usage hipfile-io "--file-size is smaller than --size" "$io" $f -s 8M --file-size 4M
 expect_usage hipfile-io "--io-size is larger than the file" "$io" $f --random -s 8M -b 4M --file-size 2M
 expect_usage hipfile-io "unexpected argument 'extra'" "$io" $f extra
+# --json FILE is checked before the run, not found unwritable after it.
+expect_usage hipfile-io "--json needs a FILE (- for stdout)" "$io" $f --json ""
+expect_usage hipfile-io "--json: '$dir' is a directory" "$io" $f --json "$dir"
 expect_usage hipfile-io "option '--file-per-device' takes no value" "$io" $f --file-per-device=yes
 expect_usage hipfile-io "--resident works on one shared file: leave out --file-per-device" "$io" $f --file-per-device --resident 0.5
 expect_usage hipfile-io "--file-size is smaller than one GPU's part of --size (4194304 bytes) for a sequential pass with --file-per-device" \
@@ -94,6 +118,9 @@ expect_usage hipfile-cp "--chunk: '0' is not a size > 0" "$cp_tool" --chunk 0 "$
 expect_usage hipfile-cp "--chunk: '2000T' is more than 1T" "$cp_tool" --chunk 2000T "$src" "$dst"
 expect_usage hipfile-cp "--device: '-1' is not a GPU number" "$cp_tool" -g -1 "$src" "$dst"
 expect_usage hipfile-cp "--device: 'gpu0' is not a GPU number" "$cp_tool" --device gpu0 "$src" "$new"
+expect_usage hipfile-cp "--device: '99999999999' is not a GPU number" "$cp_tool" -g 99999999999 "$src" "$dst"
+expect_usage hipfile-cp "--chunk: '-1' is not a size > 0" "$cp_tool" -c -1 "$src" "$dst"
+expect_usage hipfile-cp "--chunk: '18446744073709551615T' is not a size > 0" "$cp_tool" -c 18446744073709551615T "$src" "$dst"
 [ "$(cat "$dst")" = "keep me" ] || { echo "FAIL: a hipfile-cp usage error changed DST"; fail=1; }
 [ -e "$new" ] && { echo "FAIL: a hipfile-cp usage error created DST"; fail=1; }
 
@@ -104,6 +131,7 @@ expect_usage hipfile-check "option '-g' needs a value" "$check" -g
 expect_usage hipfile-check "option '--quiet' takes no value" "$check" --quiet=1
 expect_usage hipfile-check "--device: 'one' is not a GPU number" "$check" --device one "$dir"
 expect_usage hipfile-check "--device: '-2' is not a GPU number" "$check" -g -2 "$dir"
+expect_usage hipfile-check "--device: '4294967296' is not a GPU number" "$check" -g 4294967296 "$dir"
 expect_usage hipfile-check "one directory at most" "$check" "$dir" "$dir"
 
 # hipfile-stats.

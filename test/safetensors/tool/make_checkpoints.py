@@ -3,7 +3,9 @@
 # make_checkpoints.py DIR: the checkpoints the hipfile-load tests use, written by hand with
 # json and struct (no safetensors package needed): single.safetensors (every dtype, an empty,
 # a scalar and odd-sized tensors, packed at odd offsets), a two-shard checkpoint with its
-# model.safetensors.index.json, and bad.safetensors (two tensors that overlap).
+# model.safetensors.index.json, bad.safetensors (two tensors that overlap), hostile.safetensors
+# (names and metadata holding terminal control sequences) and hostile_bad.safetensors (bad, with
+# such a name in the error).
 import json
 import os
 import struct
@@ -58,6 +60,14 @@ def main(out):
         json.dump({"metadata": {"total_size": 12000}, "weight_map": weight_map}, f)
     bad = '{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}}'
     write(os.path.join(out, "bad.safetensors"), [("a", "F32", [6])], 1, header=bad)
+    # Names and metadata that would drive a terminal if printed raw: an ESC sequence, a BEL, an
+    # OSC title change, a C1 CSI (U+009B) and a right-to-left override (U+202E).
+    red = "\x1b[31m"
+    write(os.path.join(out, "hostile.safetensors"), [(red, "U8", [3]), ("x\u202ey", "U8", [2])], 5,
+          {"note": "a\x07b\x1b]0;owned\x07c\u009bd"})
+    evil = json.dumps({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+                       red + "red": {"dtype": "F32", "shape": [4], "data_offsets": [8, 24]}})
+    write(os.path.join(out, "hostile_bad.safetensors"), [("a", "F32", [6])], 1, header=evil)
 
 
 if __name__ == "__main__":

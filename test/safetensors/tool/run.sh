@@ -67,6 +67,34 @@ ok "load the copy" "$load" --verify --json "$dir/copy.safetensors" && json_has t
 ok "--write of the copy" "$load" --write "$dir/copy2.safetensors" "$dir/copy.safetensors" &&
     { cmp -s "$dir/copy.safetensors" "$dir/copy2.safetensors" || bad "a written checkpoint written again differs"; }
 
+# An index whose weight_map is empty: a checkpoint of no tensors, and --write writes what
+# safetensors writes for an empty dict, "{}" padded to 8 bytes behind its 8-byte length.
+printf '{"weight_map":{}}' > "$dir/empty.index.json"
+ok "empty index --write" "$load" --write "$dir/empty.safetensors" "$dir/empty.index.json" &&
+    { grep -q "^loaded:     0 tensors, " "$dir/out" || bad "empty index: loaded line: $(cat "$dir/out")"
+      printf '\010\0\0\0\0\0\0\0{}      ' | cmp -s - "$dir/empty.safetensors" ||
+          { bad "empty index: the written file is not the empty checkpoint:"; od -c "$dir/empty.safetensors"; }; }
+ok "load the empty copy" "$load" --json "$dir/empty.safetensors" && json_has tensors=0 bytes=0
+
+# Names and metadata that hold control sequences are printed escaped; the JSON stays valid JSON
+# (a path that is not UTF-8 included) and carries the escapes as JSON escapes.
+esc=$(printf '\033') bel=$(printf '\007')
+ok "hostile --list" "$load" --list "$dir/hostile.safetensors" &&
+    { if grep -q "[$esc$bel]" "$dir/out"; then bad "hostile: an ESC or BEL byte reached stdout"; fi
+      grep -q '^  \\x1b\[31m  U8  \[3\]  GPU 0  3 bytes$' "$dir/out" || bad "hostile: the ESC name: $(cat "$dir/out")"
+      grep -q '^  x\\u202ey  U8  \[2\]  GPU 0  2 bytes$' "$dir/out" || bad "hostile: the override name: $(cat "$dir/out")"
+      grep -q '; metadata note=a\\x07b\\x1b\]0;owned\\x07c\\u009bd)$' "$dir/out" || bad "hostile: metadata: $(cat "$dir/out")"; }
+odd=$dir/$(printf 'odd\377\033.safetensors')
+cp "$ck" "$odd"
+ok "--json of a path that is not UTF-8" "$load" --json "$odd" &&
+    python3 - "$dir/out" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+if not doc["files"][0].endswith("odd\ufffd\x1b.safetensors"):
+    print(f"FAIL: json files = {doc['files']!r}")
+    sys.exit(1)
+PY
+
 # --verify catches a byte that differs, in the middle of a 3 MiB tensor and in a 1-byte one.
 for spec in big:1234567 one:0 model.layers.1.w:461; do
     HIPFILE_LOAD_CORRUPT=$spec "$load" "$ck" > "$dir/out" 2> "$dir/err" || bad "$spec without --verify: exit $?"

@@ -3,8 +3,10 @@
 # usage.sh LOAD MAKE_PY WORKDIR: every usage error and every bad checkpoint exits 2 with
 # nothing on stdout; usage errors print one line and the "Try 'hipfile-load --help'." hint,
 # bad checkpoints (an index naming a missing shard included) one line naming the file and
-# the tensor. A missing file exits 1. All of
-# these are decided before any GPU is touched, so this needs no GPU.
+# the tensor. A missing file exits 1, and so does a FIFO, a device or a directory, at once
+# (every run is under timeout(1), so a tool that waits on a FIFO fails here rather than hangs).
+# Names from a file reach stderr escaped: no ESC byte. All of these are decided before any GPU
+# is touched, so this needs no GPU.
 set -u
 load=$1 make=$2
 dir=$3/load-usage.$$
@@ -13,6 +15,7 @@ trap 'rm -rf "$dir"' EXIT
 python3 "$make" "$dir" || exit 1
 ck=$dir/single.safetensors
 fail=0 count=0
+esc=$(printf '\033')
 
 # expect RC HINT PATTERN COMMAND...: exit RC, empty stdout, first stderr line matches PATTERN,
 # then the --help hint (HINT=1) or nothing more (HINT=0).
@@ -20,8 +23,10 @@ expect() {
     want=$1 hint=$2 pattern=$3
     shift 3
     count=$((count + 1))
-    "$@" > "$dir/out" 2> "$dir/err"; rc=$?
+    timeout 20 "$@" > "$dir/out" 2> "$dir/err" < /dev/null; rc=$?
     what="$(echo "$*" | sed "s|$dir/||g")"
+    [ "$rc" -ne 124 ] || { echo "FAIL: $what: still running after 20 s"; fail=1; return; }
+    grep -q "$esc" "$dir/err" && { echo "FAIL: $what: an ESC byte reached stderr"; fail=1; }
     [ "$rc" -eq "$want" ] || { echo "FAIL: $what: exit $rc, want $want"; cat "$dir/err"; fail=1; return; }
     [ -s "$dir/out" ] && { echo "FAIL: $what: wrote to stdout:"; cat "$dir/out"; fail=1; }
     head -n 1 "$dir/err" | grep -q -- "^hipfile-load: .*$pattern" ||
@@ -54,6 +59,11 @@ expect 2 1 "--pause: '60001' is not a number from 0 to 60000" "$load" --pause 60
 expect 2 1 "--pause: '-5' is not a number from 0 to 60000" "$load" --pause -5 "$ck"
 expect 2 1 "--only: 'a,,b' has an empty name" "$load" --only a,,b "$ck"
 expect 2 1 "--write needs a PATH" "$load" --write "" "$ck"
+# The copy is renamed over PATH: a FIFO or a directory there is refused, not replaced.
+mkfifo "$dir/out.fifo"
+expect 2 1 "--write: '$dir/out.fifo' is a FIFO, not a regular file" "$load" --write "$dir/out.fifo" "$ck"
+expect 2 1 "--write: '$dir' is a directory, not a regular file" "$load" --write "$dir" "$ck"
+[ -p "$dir/out.fifo" ] || { echo "FAIL: --write replaced a FIFO"; fail=1; }
 # Decided after the headers are read, still before any GPU is touched.
 expect 2 1 "--only 'model.layers.2' matches no tensor of the checkpoint" "$load" --only model.layers.2 "$ck"
 expect 2 1 "--only 'nothing' matches no tensor" "$load" --only one,nothing "$ck"
@@ -64,5 +74,19 @@ expect 2 0 "single.safetensors: tensor 't.BOOL': is also in .*single.safetensors
 printf '{"weight_map":{"x":"gone.safetensors"}}' > "$dir/gone.index.json"
 expect 2 0 "gone.index.json: tensor 'x': shard '.*gone.safetensors' cannot be opened: No such file" "$load" "$dir/gone.index.json"
 expect 1 0 "none.safetensors: cannot open: No such file or directory" "$load" "$dir/none.safetensors"
+# Not regular files: refused before the loader's plain open() could wait on a FIFO.
+mkfifo "$dir/fifo.safetensors" "$dir/fifo.index.json"
+mkdir "$dir/dir.safetensors"
+expect 1 0 "$dir/fifo.safetensors is a FIFO, not a regular file$" "$load" "$dir/fifo.safetensors"
+expect 1 0 "$dir/fifo.index.json is a FIFO, not a regular file$" "$load" "$dir/fifo.index.json"
+expect 1 0 "$dir/fifo.safetensors is a FIFO, not a regular file$" "$load" "$ck" "$dir/fifo.safetensors"
+expect 1 0 "$dir/dir.safetensors is a directory, not a regular file$" "$load" "$dir/dir.safetensors"
+expect 1 0 "/dev/zero is a character device, not a regular file$" "$load" /dev/zero
+printf '{"weight_map":{"x":"single.safetensors","y":"fifo.safetensors"}}' > "$dir/fifo-shard.index.json"
+expect 1 0 "$dir/fifo.safetensors is a FIFO, not a regular file$" "$load" "$dir/fifo-shard.index.json"
+# A tensor name with an escape sequence, in the error about it.
+expect 2 0 "hostile_bad.safetensors: tensor '\\\\x1b\\[31mred': data_offsets \\[8, 24\\] overlap tensor 'a'" \
+    "$load" "$dir/hostile_bad.safetensors"
+expect 2 1 "--only 'x\\\\x1b\\[31m' matches no tensor" "$load" --only "x${esc}[31m" "$ck"
 [ "$fail" -eq 0 ] && echo "ok: $count usage errors and bad checkpoints"
 exit $fail
