@@ -111,6 +111,9 @@ std::int32_t dlpack_device_of(py::handle obj) {
     return obj.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<std::int32_t>();
   } catch (const py::cast_error& e) {
     throw py::type_error("hipfile: malformed __dlpack_device__() of a " + type_name(obj) + ": " + e.what());
+  } catch (py::error_already_set& e) {  // a converting cast to tuple that Python refused
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw py::type_error("hipfile: malformed __dlpack_device__() of a " + type_name(obj) + ": " + e.what());
   }
 }
 

@@ -95,9 +95,10 @@ int to_int(py::handle value, const char* what) {
 }
 
 DeviceScope::DeviceScope(int device, const std::string& what) {
+  if (device < 0) return;  // memory HIP does not know: no device to make current
   int current = 0;
   if (hipError_t e = hipGetDevice(&current); e != hipSuccess) raise_hip(e, "reading the current device to " + what);
-  if (device < 0 || device == current) return;
+  if (device == current) return;
   if (hipError_t e = hipSetDevice(device); e != hipSuccess) {
     raise_hip(e, "selecting device " + std::to_string(device) + " to " + what);
   }

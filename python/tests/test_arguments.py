@@ -156,3 +156,18 @@ def test_safetensors_arguments_of_the_wrong_type_are_type_errors(path):
         hipfile.save_safetensors({"odd": Odd()}, path)
     with pytest.raises(TypeError, match="^hipfile.Tensor: shape dimensions must be ints, not str$"):
         hipfile.Tensor(hipfile.DeviceBuffer(8), 0, "F32", ("2",))
+
+
+def test_a_malformed_dlpack_device_is_a_type_error(path):
+    write_file(path, bytes(16))
+
+    class OddDevice:
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("not reached")
+
+        def __dlpack_device__(self):
+            return 3
+
+    with hipfile.File(path) as f:
+        with pytest.raises(TypeError, match="^hipfile: malformed __dlpack_device__\\(\\) of a OddDevice: "):
+            f.read(OddDevice())
