@@ -96,8 +96,8 @@ class Tensor:
     def to_bytes(self) -> bytes: ...
     def to_host(self) -> Any: ...  # numpy.ndarray
 
-def load_safetensors(path_or_index: Union[str, os.PathLike], device: Any = "cuda:0",
+def load_safetensors(path_or_index: Union[str, bytes, os.PathLike], device: Any = "cuda:0",
                      names: Optional[Iterable[str]] = None,
                      as_torch: Optional[bool] = None) -> dict[str, Any]: ...
-def save_safetensors(tensors: Mapping[str, Any], path: Union[str, os.PathLike],
+def save_safetensors(tensors: Mapping[str, Any], path: Union[str, bytes, os.PathLike],
                      metadata: Optional[Mapping[str, str]] = None) -> None: ...

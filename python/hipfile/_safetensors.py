@@ -7,7 +7,7 @@ and the tensors views of them: torch tensors through DLPack when PyTorch is impo
 allocation is freed when the last tensor of its file is), hipfile.Tensor otherwise.
 """
 
-import os
+from collections.abc import Mapping
 
 from . import _hipfile
 from ._tensor import DTYPES, Tensor
@@ -18,7 +18,10 @@ def _require():
         raise NotImplementedError("hipfile was built without nlohmann-json: no safetensors support")
 
 
-def _device_index(device):
+def _device_index(device, torch=None):
+    """The device index of "cuda:N", "hip:N", an int or a torch.device; without an index, the
+    current device: torch's when torch (a module that can hold device memory) is in use, else
+    the calling thread's HIP current device."""
     if isinstance(device, int) and not isinstance(device, bool):
         return device
     kind, index = getattr(device, "type", None), getattr(device, "index", None)  # torch.device
@@ -30,21 +33,69 @@ def _device_index(device):
     if kind not in ("cuda", "hip", "gpu"):
         raise ValueError(f"hipfile: load_safetensors loads into device memory; device {device!r} is not "
                          f"'cuda:N', 'hip:N', an int or a torch.device")
-    return 0 if index is None else index
+    if index is not None:
+        return index
+    return torch.cuda.current_device() if torch is not None else _hipfile._current_device()
+
+
+def _import_torch(as_torch):
+    """The torch module when as_torch allows it and it imports, else None (ImportError when
+    as_torch=True)."""
+    if as_torch is False:
+        return None
+    try:
+        import torch
+    except ImportError:
+        if as_torch:
+            raise
+        return None
+    return torch
+
+
+def _torch_for(torch, as_torch, device):
+    """torch when it can hold memory on the device index `device`, else None; as_torch=True
+    refuses (before anything is read) instead of failing inside torch after the load."""
+    if torch is None:
+        return None
+    available = bool(torch.cuda.is_available())
+    if available and device < torch.cuda.device_count():
+        return torch
+    if as_torch:
+        why = "torch.cuda.is_available() is False" if not available else \
+            f"torch.cuda.device_count() is {torch.cuda.device_count()}"
+        raise RuntimeError(f"hipfile: as_torch=True, but PyTorch {torch.__version__} cannot hold memory on device "
+                           f"{device} ({why}): pass as_torch=False for hipfile.Tensor, or install a ROCm or CUDA "
+                           f"build of PyTorch")
+    return None
+
+
+def _names_list(names):
+    if names is None:
+        return None
+    if isinstance(names, str):
+        return [names]
+    try:
+        return list(names)
+    except TypeError:
+        raise TypeError(f"hipfile: names must be an iterable of str, not {type(names).__name__}") from None
 
 
 def load_safetensors(path_or_index, device="cuda:0", names=None, as_torch=None):
     """Loads a checkpoint into device memory.
 
     path_or_index: a .safetensors file, or a Hugging Face model.safetensors.index.json whose
-    weight_map names the shard of every tensor (shards are read in parallel).
-    device: "cuda:N", "hip:N", an int, or a torch.device.
+    weight_map names the shard of every tensor (shards are read in parallel); str, bytes or
+    os.PathLike.
+    device: "cuda:N", "hip:N", an int, or a torch.device; "cuda" without an index is the
+    current device (torch.cuda.current_device() when PyTorch is used, else HIP's).
     names: the tensors to load (default: all); a name not in the checkpoint raises
     hipfile.MissingTensorError (a KeyError).
 
-    as_torch: None (the default) gives torch tensors when PyTorch is importable; False always
-    gives hipfile.Tensor (for CuPy or NumPy users on a machine that also has PyTorch); True
-    requires PyTorch (ImportError without it).
+    as_torch: None (the default) gives torch tensors when PyTorch is importable and can hold
+    memory on the device (torch.cuda.is_available(), the index below its device count), else
+    hipfile.Tensor; False always gives hipfile.Tensor; True requires such a PyTorch (ImportError
+    without PyTorch, RuntimeError, before anything is read, when it has no such device: a
+    CPU-only build).
 
     Returns dict[str, torch.Tensor] when PyTorch is used, else dict[str, hipfile.Tensor],
     in checkpoint order. The tensors of one file share one device allocation, freed when the
@@ -52,17 +103,12 @@ def load_safetensors(path_or_index, device="cuda:0", names=None, as_torch=None):
     naming the file and tensor; a failed read raises hipfile.Error.
     """
     _require()
-    index = _device_index(device)
-    if isinstance(names, str):
-        names = [names]
-    buffers, tensors = _hipfile._load_safetensors(path_or_index, index, None if names is None else list(names))
-    torch = None
-    if as_torch or as_torch is None:
-        try:
-            import torch
-        except ImportError:
-            if as_torch:
-                raise
+    torch = _import_torch(as_torch)
+    usable = torch if torch is not None and torch.cuda.is_available() else None
+    index = _device_index(device, usable)
+    torch = _torch_for(torch, as_torch, index)
+    names = _names_list(names)
+    buffers, tensors = _hipfile._load_safetensors(path_or_index, index, names)
     if torch is None:
         empty = None  # one 0-byte buffer for the tensors of zero bytes
         out = {}
@@ -143,8 +189,10 @@ def save_safetensors(tensors, path, metadata=None):
     """Writes tensors (a dict of name to torch tensor, CuPy/NumPy array or hipfile.Tensor, in
     device or host memory, C-contiguous) to path as a .safetensors file readable by the
     safetensors package. metadata: a dict of str to str stored as __metadata__. The file is
-    written under a temporary name and renamed when complete."""
+    written under a temporary name and renamed when complete. path: str, bytes or os.PathLike."""
     _require()
+    if not isinstance(tensors, Mapping):
+        raise TypeError(f"hipfile: tensors must be a mapping of str to tensors, not {type(tensors).__name__}")
     if metadata is not None and not (isinstance(metadata, dict)
                                      and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())):
         raise TypeError("hipfile: metadata must be a dict of str to str")
@@ -160,4 +208,4 @@ def save_safetensors(tensors, path, metadata=None):
         elif str(getattr(value, "dtype", "")).startswith("torch."):
             value = _torch_bytes(name, value)
         items.append((name, dtype, list(shape), value))
-    _hipfile._save_safetensors(os.fspath(path), items, metadata or {})
+    _hipfile._save_safetensors(path, items, metadata or {})

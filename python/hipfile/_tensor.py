@@ -33,13 +33,41 @@ DTYPES = {
 }
 
 
+def _checked_shape(shape):
+    """shape as a tuple of non-negative ints."""
+    dims = tuple(shape)
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError(f"hipfile.Tensor: shape dimensions must be ints, not {type(d).__name__}")
+        if d < 0:
+            raise ValueError(f"hipfile.Tensor: negative dimension {d} in shape {dims}")
+    return dims
+
+
+def _checked_nbytes(dtype, shape, nbytes):
+    """The byte size of shape elements of dtype (Python ints: no wrap-around), checked
+    against nbytes when that is given."""
+    itemsize = DTYPES[dtype][0]
+    if itemsize == 0:
+        if nbytes is None:
+            raise ValueError(f"hipfile.Tensor: {dtype} packs its elements: give nbytes")
+        if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes < 0:
+            raise ValueError(f"hipfile.Tensor: nbytes must be an int >= 0, got {nbytes!r}")
+        return nbytes
+    size = math.prod(shape) * itemsize
+    if nbytes is not None and nbytes != size:
+        raise ValueError(f"hipfile.Tensor: shape {shape} of {dtype} holds {size} bytes, not {nbytes}")
+    return size
+
+
 class Tensor:
     """A tensor in device memory: dtype (a safetensors name such as "BF16"), shape, nbytes.
 
     It shares one device allocation with the other tensors loaded from the same file; the
     allocation is freed when the last of them (and of the DLPack views made from them) is gone.
     Exchange it with any framework through DLPack (cupy.from_dlpack, jax.dlpack, ...) or copy it
-    to the host with to_host().
+    to the host with to_host(). Build one over a hipfile.DeviceBuffer to hand device memory to
+    save_safetensors: Tensor(buffer, offset, dtype, shape).
     """
 
     # A dict: its values are the attributes' docstrings (help(hipfile.Tensor)).
@@ -52,15 +80,27 @@ class Tensor:
     }
 
     def __init__(self, buffer, offset, dtype, shape, nbytes=None):
+        """A view of `shape` elements of `dtype` at byte `offset` of `buffer` (a DeviceBuffer).
+
+        nbytes, when given, must equal the shape's elements times the dtype's size; the packed
+        sub-byte dtypes (F4, F6_*) have no per-element size and need it. The bytes must lie
+        inside the buffer."""
         if dtype not in DTYPES:
             raise ValueError(f"hipfile.Tensor: unknown dtype {dtype!r}")
+        if not isinstance(buffer, _hipfile.DeviceBuffer):
+            raise TypeError(f"hipfile.Tensor: buffer must be a hipfile.DeviceBuffer, not {type(buffer).__name__}")
+        self.shape = _checked_shape(shape)
+        self.nbytes = _checked_nbytes(dtype, self.shape, nbytes)
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise TypeError(f"hipfile.Tensor: offset must be an int, not {type(offset).__name__}")
+        if offset < 0:
+            raise ValueError(f"hipfile.Tensor: offset must be >= 0, got {offset}")
+        if offset + self.nbytes > buffer.nbytes:
+            raise ValueError(f"hipfile.Tensor: {self.nbytes} bytes at offset {offset} run past the buffer's "
+                             f"{buffer.nbytes} bytes")
         self._buffer = buffer
         self._offset = offset
         self.dtype = dtype
-        self.shape = tuple(shape)
-        self.nbytes = math.prod(self.shape) * DTYPES[dtype][0] if nbytes is None else nbytes
-        if buffer is not None and offset + self.nbytes > buffer.nbytes:
-            raise ValueError(f"hipfile.Tensor: {self.nbytes} bytes at offset {offset} are outside the buffer")
 
     @property
     def device(self):

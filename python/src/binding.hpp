@@ -58,8 +58,38 @@ py::capsule export_dlpack(void* data, int device_id, dlpack::DataType dtype, con
 /// returns whether the caller asked for a versioned capsule.
 bool dlpack_wants_versioned(py::object max_version, py::object dl_device, py::object copy, int device_id);
 
-/// A non-negative Python int as size_t, or ValueError naming @p what.
+/// A non-negative Python int as size_t, or ValueError naming @p what (TypeError when not an int).
 std::size_t to_size(py::handle value, const char* what);
+
+/// A Python int as int, or TypeError / ValueError naming @p what.
+int to_int(py::handle value, const char* what);
+
+/// The name of @p obj's type ("ndarray", "int").
+std::string type_name(py::handle obj);
+
+/// A path argument (str, bytes, os.PathLike) as the bytes the OS sees (os.fsencode): TypeError
+/// for another type, ValueError "embedded null byte" for a name a C string would cut short.
+std::string fs_path(py::handle path);
+
+/// Bytes from the OS (a file name, a message naming one) as str, the way os.fsdecode does:
+/// bytes that are not UTF-8 become lone surrogates instead of failing.
+py::str fs_text(const std::string& bytes);
+
+/// hipSetDevice(@p device) when it is not the current one, and back on destruction; a failing
+/// switch raises hipfile.Error naming @p what. Use it with the GIL held.
+class DeviceScope {
+ public:
+  DeviceScope(int device, const std::string& what);
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  ~DeviceScope();
+  /// Switches back now, raising what the destructor can only drop.
+  void restore();
+
+ private:
+  int previous_ = -1;
+  int device_ = -1;
+};
 
 void bind_errors(py::module_& m);
 void bind_device_buffer(py::module_& m);

@@ -15,8 +15,6 @@ namespace hipfile::py_binding {
 
 namespace {
 
-std::string type_name(py::handle obj) { return py::str(py::type::of(obj).attr("__name__")); }
-
 [[noreturn]] void not_contiguous(py::handle obj) {
   throw py::value_error("hipfile: the " + type_name(obj) +
                         " buffer is not C-contiguous; pass a contiguous one (numpy.ascontiguousarray, "
@@ -71,30 +69,66 @@ int device_of(const void* ptr, bool* is_device) {
 // engine's own streams touch the memory; CUDA array interface v3 names the stream, and the
 // DLPack import asks the producer to order itself before the legacy default stream.
 void sync_producer_stream(int device, std::uintptr_t stream) {
-  int current = 0;
-  if (hipGetDevice(&current) != hipSuccess) return;
-  if (device >= 0 && device != current) (void)hipSetDevice(device);
+  // A default stream is the current device's: the buffer's device must be current.
+  DeviceScope on_device(device, "synchronize the buffer's stream");
   hipStream_t s = stream <= 2 ? nullptr : reinterpret_cast<hipStream_t>(stream);  // 1, 2: the default streams
   hipError_t e = hipSuccess;
   {
     py::gil_scoped_release nogil;
     e = hipStreamSynchronize(s);
   }
-  if (device >= 0 && device != current) (void)hipSetDevice(current);
+  on_device.restore();
   if (e != hipSuccess) raise_hip(e, "synchronizing the buffer's stream");
 }
 
-Buffer from_cuda_array_interface(py::handle obj, py::dict cai, Access access) {
+Buffer parse_cuda_array_interface(py::handle obj, py::dict cai, Access access, std::vector<std::int64_t>& shape,
+                                  std::size_t& itemsize, std::uintptr_t& stream);
+
+Buffer from_cuda_array_interface(py::handle obj, Access access) {
+  py::dict cai;
+  Buffer b;
+  std::vector<std::int64_t> shape;
+  std::size_t itemsize = 0;
+  std::uintptr_t stream = 0;
+  try {
+    cai = obj.attr("__cuda_array_interface__").cast<py::dict>();
+    b = parse_cuda_array_interface(obj, cai, access, shape, itemsize, stream);
+  } catch (const py::cast_error& e) {
+    throw py::type_error("hipfile: malformed __cuda_array_interface__ of a " + type_name(obj) + ": " + e.what());
+  } catch (py::error_already_set& e) {  // a converting cast (to tuple, to dict) that Python refused
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw py::type_error("hipfile: malformed __cuda_array_interface__ of a " + type_name(obj) + ": " + e.what());
+  }
+  b.nbytes = product(shape, itemsize, obj);
+  b.device_id = device_of(b.ptr, &b.device);
+  b.owner = py::reinterpret_borrow<py::object>(obj);
+  if (b.nbytes != 0) sync_producer_stream(b.device_id, stream);
+  return b;
+}
+
+std::int32_t dlpack_device_of(py::handle obj) {
+  try {
+    return obj.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<std::int32_t>();
+  } catch (const py::cast_error& e) {
+    throw py::type_error("hipfile: malformed __dlpack_device__() of a " + type_name(obj) + ": " + e.what());
+  } catch (py::error_already_set& e) {  // a converting cast to tuple that Python refused
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw py::type_error("hipfile: malformed __dlpack_device__() of a " + type_name(obj) + ": " + e.what());
+  }
+}
+
+// The checks and fields of a __cuda_array_interface__ dict; a wrong type raises cast_error.
+Buffer parse_cuda_array_interface(py::handle obj, py::dict cai, Access access, std::vector<std::int64_t>& shape,
+                                  std::size_t& itemsize, std::uintptr_t& stream) {
   if (cai.contains("mask") && !cai["mask"].is_none()) {
     throw py::value_error("hipfile: masked __cuda_array_interface__ buffers are not supported");
   }
   auto data = cai["data"].cast<py::tuple>();
   const auto ptr = data[0].cast<std::uintptr_t>();
   const bool readonly = data[1].cast<bool>();
-  std::vector<std::int64_t> shape;
   for (auto d : cai["shape"].cast<py::tuple>()) shape.push_back(d.cast<std::int64_t>());
   const std::string typestr = cai["typestr"].cast<std::string>();
-  const std::size_t itemsize = typestr.size() > 2 ? std::stoul(typestr.substr(2)) : 0;
+  itemsize = typestr.size() > 2 ? std::stoul(typestr.substr(2)) : 0;
   if (itemsize == 0) throw py::value_error("hipfile: unsupported __cuda_array_interface__ typestr '" + typestr + "'");
   if (cai.contains("strides") && !cai["strides"].is_none()) {
     std::vector<std::int64_t> strides;
@@ -106,12 +140,7 @@ Buffer from_cuda_array_interface(py::handle obj, py::dict cai, Access access) {
   if (readonly && access == Access::store_into) read_only(obj);
   Buffer b;
   b.ptr = reinterpret_cast<void*>(ptr);
-  b.nbytes = product(shape, itemsize, obj);
-  b.device_id = device_of(b.ptr, &b.device);
-  b.owner = py::reinterpret_borrow<py::object>(obj);
-  std::uintptr_t stream = 0;
   if (cai.contains("stream") && !cai["stream"].is_none()) stream = cai["stream"].cast<std::uintptr_t>();
-  if (b.nbytes != 0) sync_producer_stream(b.device_id, stream);
   return b;
 }
 
@@ -181,11 +210,11 @@ Buffer resolve_buffer(py::handle obj, Access access) {
     return Buffer{d.data(), d.nbytes(), true, d.device(), py::reinterpret_borrow<py::object>(obj)};
   }
   if (py::hasattr(obj, "__cuda_array_interface__")) {
-    return from_cuda_array_interface(obj, obj.attr("__cuda_array_interface__").cast<py::dict>(), access);
+    return from_cuda_array_interface(obj, access);
   }
   std::int32_t dl_type = 0;
   if (py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__")) {
-    dl_type = obj.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<std::int32_t>();
+    dl_type = dlpack_device_of(obj);
     if (!dlpack_device_is_host(dl_type)) return from_dlpack(obj, dl_type);
   }
   if (PyObject_CheckBuffer(obj.ptr())) return from_buffer_protocol(obj, access);

@@ -6,6 +6,8 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdint>
+
 #include "binding.hpp"
 
 namespace hipfile::py_binding {
@@ -31,15 +33,13 @@ namespace {
 // hipMemcpy between this buffer (at offset) and host memory, GIL released.
 void copy(void* dst, const void* src, std::size_t n, hipMemcpyKind kind, int device, const char* what) {
   if (n == 0) return;
+  DeviceScope on_device(device, std::string("run ") + what);
   hipError_t e = hipSuccess;
   {
     py::gil_scoped_release nogil;
-    int current = 0;
-    (void)hipGetDevice(&current);
-    if (current != device) (void)hipSetDevice(device);
     e = hipMemcpy(dst, src, n, kind);
-    if (current != device) (void)hipSetDevice(current);
   }
+  on_device.restore();
   if (e != hipSuccess) raise_hip(e, what);
 }
 
@@ -102,14 +102,30 @@ py::dict cuda_array_interface(const PyDeviceBuffer& self) {
   return d;
 }
 
+// The bytes of a view of @p shape with @p bits per element; ValueError for a negative extent,
+// elements that are not whole bytes or a size past size_t (a wrapped product would pass for a
+// small one).
+std::size_t view_bytes(int bits, const std::vector<std::int64_t>& shape) {
+  if (bits <= 0 || bits % 8 != 0) throw py::value_error("hipfile: view elements of " + std::to_string(bits) + " bits are not whole bytes");
+  std::size_t n = static_cast<std::size_t>(bits) / 8;
+  for (auto d : shape) {
+    if (d < 0) throw py::value_error("hipfile: view with a negative extent " + std::to_string(d));
+    if (d != 0 && n > SIZE_MAX / static_cast<std::size_t>(d)) throw py::value_error("hipfile: view size overflows");
+    n *= static_cast<std::size_t>(d);
+  }
+  return n;
+}
+
 // A typed view [offset, offset + prod(shape) * bits / 8) of a DeviceBuffer as a capsule that
 // keeps the DeviceBuffer alive; hipfile.Tensor.__dlpack__ is this.
 py::capsule export_view(py::object owner, std::size_t offset, int code, int bits, std::vector<std::int64_t> shape,
                         py::object max_version, py::object dl_device, py::object copy) {
   auto& buf = owner.cast<PyDeviceBuffer&>();
-  std::size_t n = static_cast<std::size_t>(bits) / 8;
-  for (auto d : shape) n *= static_cast<std::size_t>(d);
-  if (offset > buf.nbytes() || n > buf.nbytes() - offset) throw py::value_error("hipfile: view outside the buffer");
+  const std::size_t n = view_bytes(bits, shape);
+  if (offset > buf.nbytes() || n > buf.nbytes() - offset) {
+    throw py::value_error("hipfile: view of " + std::to_string(n) + " bytes at offset " + std::to_string(offset) +
+                          " runs past the buffer's " + std::to_string(buf.nbytes()) + " bytes");
+  }
   const bool versioned = dlpack_wants_versioned(max_version, dl_device, copy, buf.device());
   void* data = static_cast<char*>(buf.data()) + offset;
   return export_dlpack(data, buf.device(), {static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), 1},
@@ -124,7 +140,9 @@ void bind_device_buffer(py::module_& m) {
 Exposes __cuda_array_interface__ (one-dimensional uint8) and __dlpack__, so
 cupy.asarray(buf) and torch.from_dlpack(buf) view it without a copy; the
 memory is freed when the buffer and every such view are gone.)")
-      .def(py::init([](py::handle nbytes, int device) { return new PyDeviceBuffer(to_size(nbytes, "nbytes"), device); }),
+      .def(py::init([](py::handle nbytes, py::handle device) {
+             return new PyDeviceBuffer(to_size(nbytes, "nbytes"), to_int(device, "device"));
+           }),
            py::arg("nbytes"), py::arg("device") = 0)
       .def_property_readonly("nbytes", &PyDeviceBuffer::nbytes, "Size in bytes.")
       .def_property_readonly("device", &PyDeviceBuffer::device, "The HIP device index.")

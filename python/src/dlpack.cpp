@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include <new>
+#include <utility>
 
 #include "binding.hpp"
 
@@ -92,21 +93,38 @@ py::capsule export_dlpack(void* data, int device_id, dlpack::DataType dtype, con
   return py::reinterpret_steal<py::capsule>(capsule);
 }
 
+namespace {
+
+// (a, b) of two ints, else TypeError naming the __dlpack__ keyword.
+std::pair<int, int> int_pair(py::handle value, const char* what, const char* form) {
+  const bool ok = py::isinstance<py::tuple>(value) && py::len(value) == 2 &&
+                  PyLong_Check(value[py::int_(0)].ptr()) && PyLong_Check(value[py::int_(1)].ptr());
+  if (!ok) {
+    throw py::type_error(std::string("hipfile: __dlpack__ ") + what + " must be a tuple " + form + ", not " +
+                         std::string(py::repr(value)));
+  }
+  return {to_int(value[py::int_(0)], what), to_int(value[py::int_(1)], what)};
+}
+
+}  // namespace
+
 bool dlpack_wants_versioned(py::object max_version, py::object dl_device, py::object copy, int device_id) {
+  if (!copy.is_none() && !PyBool_Check(copy.ptr())) {
+    throw py::type_error("hipfile: __dlpack__ copy must be None, True or False, not " + type_name(copy));
+  }
   if (!copy.is_none() && copy.cast<bool>()) {
     throw py::buffer_error("hipfile: __dlpack__(copy=True) is not supported; the memory is exported without a copy");
   }
   if (!dl_device.is_none()) {
-    auto dev = dl_device.cast<py::tuple>();
-    if (dev.size() != 2 || dev[0].cast<int>() != dlpack_device_type() || dev[1].cast<int>() != device_id) {
+    const auto [type, id] = int_pair(dl_device, "dl_device", "(device_type, device_id)");
+    if (type != dlpack_device_type() || id != device_id) {
       throw py::buffer_error("hipfile: __dlpack__(dl_device=" + std::string(py::str(dl_device)) +
                              ") asks for another device than the memory's (" + std::to_string(dlpack_device_type()) +
                              ", " + std::to_string(device_id) + ")");
     }
   }
   if (max_version.is_none()) return false;
-  auto v = max_version.cast<py::tuple>();
-  return v.size() >= 1 && v[0].cast<int>() >= 1;
+  return int_pair(max_version, "max_version", "(major, minor)").first >= 1;
 }
 
 }  // namespace hipfile::py_binding

@@ -4,6 +4,9 @@
 // hipfile.OpError.
 #include <hipfile/hipfile.h>
 
+#include <hip/hip_runtime_api.h>
+
+#include <climits>
 #include <utility>
 
 #include "binding.hpp"
@@ -71,17 +74,53 @@ void raise_error(const Error& e, const std::string& context, const std::string& 
   py::object err_no = e.sys_errno() != 0 ? py::object(py::int_(e.sys_errno())) : py::object(py::none());
   py::object op = e.op() == hipFileSuccess ? py::object(py::none()) : py::object(py::int_(static_cast<int>(e.op())));
   const std::string& path = e.path().empty() ? filename : e.path();
-  py::object file = path.empty() ? py::object(py::none()) : py::object(py::str(path));
-  py::object exc = error_type()(message, err_no, op, static_cast<int>(e.hip()), file);
+  py::object file = path.empty() ? py::object(py::none()) : py::object(fs_text(path));
+  py::object exc = error_type()(fs_text(message), err_no, op, static_cast<int>(e.hip()), file);
   PyErr_SetObject(error_type().ptr(), exc.ptr());
   throw py::error_already_set();
 }
 
 void raise_hip(hipError_t e, const std::string& context) { raise_error(Error::from_hip(e), context); }
 
+std::string type_name(py::handle obj) { return py::str(py::type::of(obj).attr("__name__")); }
+
+int to_int(py::handle value, const char* what) {
+  if (!PyLong_Check(value.ptr())) throw py::type_error("hipfile: " + std::string(what) + " must be an int, not " + type_name(value));
+  int overflow = 0;
+  const long v = PyLong_AsLongAndOverflow(value.ptr(), &overflow);
+  if (overflow != 0 || v < INT_MIN || v > INT_MAX) {
+    throw py::value_error("hipfile: " + std::string(what) + " is out of range: " + std::string(py::repr(value)));
+  }
+  return static_cast<int>(v);
+}
+
+DeviceScope::DeviceScope(int device, const std::string& what) {
+  if (device < 0) return;  // memory HIP does not know: no device to make current
+  int current = 0;
+  if (hipError_t e = hipGetDevice(&current); e != hipSuccess) raise_hip(e, "reading the current device to " + what);
+  if (device == current) return;
+  if (hipError_t e = hipSetDevice(device); e != hipSuccess) {
+    raise_hip(e, "selecting device " + std::to_string(device) + " to " + what);
+  }
+  previous_ = current;
+  device_ = device;
+}
+
+DeviceScope::~DeviceScope() {
+  if (previous_ >= 0) (void)hipSetDevice(previous_);  // raising is for restore()
+}
+
+void DeviceScope::restore() {
+  if (previous_ < 0) return;
+  const int previous = std::exchange(previous_, -1);
+  if (hipError_t e = hipSetDevice(previous); e != hipSuccess) {
+    raise_hip(e, "selecting device " + std::to_string(previous) + " again after device " + std::to_string(device_));
+  }
+}
+
 std::size_t to_size(py::handle value, const char* what) {
   if (!PyLong_Check(value.ptr())) {
-    throw py::type_error("hipfile: " + std::string(what) + " must be an int, not " + std::string(py::str(py::type::of(value).attr("__name__"))));
+    throw py::type_error("hipfile: " + std::string(what) + " must be an int, not " + type_name(value));
   }
   const auto v = value.cast<py::int_>();
   if (PyObject_RichCompareBool(v.ptr(), py::int_(0).ptr(), Py_LT) == 1) {

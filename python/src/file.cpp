@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// hipfile.File: open by path and mode, read/write with the GIL released, size, fileno, close,
-// and the context-manager protocol.
+// hipfile.File: open by path and mode, read/write with the GIL released, size, fileno, sync,
+// close, and the context-manager protocol.
 #include "file.hpp"
 
 #include <fcntl.h>
 
 #include <limits>
+#include <mutex>
 #include <span>
 
 namespace hipfile::py_binding {
@@ -26,6 +27,11 @@ int open_flags(const std::string& mode) {
   throw py::value_error("hipfile: invalid mode '" + mode + "' (expected 'r', 'r+', 'w', 'w+', 'x' or 'x+')");
 }
 
+std::string mode_text(py::handle mode) {
+  if (!PyUnicode_Check(mode.ptr())) throw py::type_error("hipfile: mode must be a str, not " + type_name(mode));
+  return mode.cast<std::string>();
+}
+
 DirectIo direct_policy(py::handle direct) {
   if (direct.is_none()) return DirectIo::prefer;
   if (!PyBool_Check(direct.ptr())) throw py::type_error("hipfile: direct must be None, True or False");
@@ -42,10 +48,8 @@ std::int64_t to_offset(py::handle value, const char* what) {
 
 }  // namespace
 
-PyFile::PyFile(py::handle path, const std::string& mode, py::handle direct) : mode_(mode) {
-  py::object fs = py::module_::import("os").attr("fsdecode")(py::module_::import("os").attr("fspath")(path));
-  path_ = fs.cast<std::string>();
-  const int flags = open_flags(mode);
+PyFile::PyFile(py::handle path, py::handle mode, py::handle direct) : path_(fs_path(path)), mode_(mode_text(mode)) {
+  const int flags = open_flags(mode_);
   const DirectIo policy = direct_policy(direct);
   Result<File> r;
   {
@@ -56,16 +60,23 @@ PyFile::PyFile(py::handle path, const std::string& mode, py::handle direct) : mo
   file_ = std::move(*r);
 }
 
-const File& PyFile::file() const {
-  if (!file_) throw py::value_error("I/O operation on closed file");
-  return file_;
+void PyFile::throw_closed() { throw py::value_error("I/O operation on closed file"); }
+
+void PyFile::check_open() const {
+  if (closed()) throw_closed();
 }
 
 void PyFile::close() {
   Result<void> r;
   {
-    py::gil_scoped_release nogil;  // deregistering waits for I/O in flight on the handle
-    r = file_.close();
+    // Deregistering waits for I/O in flight on the handle; the lock, for this object's calls
+    // running on other threads.
+    py::gil_scoped_release nogil;
+    std::unique_lock lock(mutex_);
+    if (file_) {
+      closed_.store(true, std::memory_order_release);
+      r = file_.close();
+    }
   }
   if (!r) raise_error(r.error(), "close '" + path_ + "'", path_);
 }
@@ -78,7 +89,7 @@ std::string PyFile::context(Access access, std::size_t size, std::int64_t offset
 
 IoRange PyFile::range(py::handle buf, py::handle size, py::handle file_offset, py::handle buf_offset,
                       Access access) const {
-  (void)file();
+  check_open();
   IoRange io;
   io.file_offset = to_offset(file_offset, "file_offset");
   const std::size_t boff = to_size(buf_offset, "buf_offset");
@@ -102,42 +113,42 @@ namespace {
 std::size_t do_read(const PyFile& f, py::handle buf, py::handle size, py::handle file_offset, py::handle buf_offset) {
   IoRange io = f.range(buf, size, file_offset, buf_offset, Access::store_into);
   if (io.size == 0) return 0;
-  Result<std::size_t> r;
-  {
-    py::gil_scoped_release nogil;
-    r = f.file().read(std::span<std::byte>(static_cast<std::byte*>(io.ptr), io.size), io.file_offset);
-  }
-  if (!r) raise_error(r.error(), f.context(Access::store_into, io.size, io.file_offset), f.path());
+  const std::span<std::byte> dst(static_cast<std::byte*>(io.ptr), io.size);
+  Result<std::size_t> r = f.with_file([&](const File& file) { return file.read(dst, io.file_offset); });
+  if (!r) raise_error(r.error(), f.context(Access::store_into, io.size, io.file_offset), f.path_bytes());
   return *r;
 }
 
 std::size_t do_write(const PyFile& f, py::handle buf, py::handle size, py::handle file_offset, py::handle buf_offset) {
   IoRange io = f.range(buf, size, file_offset, buf_offset, Access::read_from);
   if (io.size == 0) return 0;
-  Result<std::size_t> r;
-  {
-    py::gil_scoped_release nogil;
-    r = f.file().write(std::span<const std::byte>(static_cast<const std::byte*>(io.ptr), io.size), io.file_offset);
-  }
-  if (!r) raise_error(r.error(), f.context(Access::read_from, io.size, io.file_offset), f.path());
+  const std::span<const std::byte> src(static_cast<const std::byte*>(io.ptr), io.size);
+  Result<std::size_t> r = f.with_file([&](const File& file) { return file.write(src, io.file_offset); });
+  if (!r) raise_error(r.error(), f.context(Access::read_from, io.size, io.file_offset), f.path_bytes());
   return *r;
 }
 
-}  // namespace
+std::uint64_t file_size(const PyFile& f) {
+  auto r = f.with_file([](const File& file) { return file.size(); });
+  if (!r) raise_error(r.error(), "size of '" + f.path_bytes() + "'", f.path_bytes());
+  return *r;
+}
 
-void bind_file(py::module_& m) {
-  py::class_<PyFile>(m, "File", R"(A file opened for GPU-direct I/O (open(2) + hipFileHandleRegister).
+void file_sync(const PyFile& f) {
+  Result<void> r = f.with_file([](const File& file) { return file.sync(); });
+  if (!r) raise_error(r.error(), "sync '" + f.path_bytes() + "'", f.path_bytes());
+}
 
-mode is 'r', 'r+', 'w', 'w+', 'x' or 'x+' ('b' is accepted and ignored).
-direct: None uses O_DIRECT where the file system supports it, True requires
-it, False never uses it. The library serves page-cached data from the cache
-either way. Use as a context manager, or call close().)")
-      .def(py::init<py::handle, const std::string&, py::handle>(), py::arg("path"), py::arg("mode") = "r",
-           py::arg("direct") = py::none())
-      .def("read", &do_read, py::arg("buf"), py::arg("size") = py::none(), py::arg("file_offset") = 0,
-           py::arg("buf_offset") = 0,
-           "Reads up to size bytes (default: the rest of buf after buf_offset) at file_offset into buf at "
-           "buf_offset. Returns the count, short only at the end of the file. The GIL is released.")
+py::str file_repr(const PyFile& f) {
+  py::str text("<hipfile.File {!r} mode={!r}{}>");
+  return text.format(f.path(), f.mode(), f.closed() ? " closed" : "");
+}
+
+void bind_io(py::class_<PyFile>& cls) {
+  cls.def("read", &do_read, py::arg("buf"), py::arg("size") = py::none(), py::arg("file_offset") = 0,
+          py::arg("buf_offset") = 0,
+          "Reads up to size bytes (default: the rest of buf after buf_offset) at file_offset into buf at "
+          "buf_offset. Returns the count, short only at the end of the file. The GIL is released.")
       .def("write", &do_write, py::arg("buf"), py::arg("size") = py::none(), py::arg("file_offset") = 0,
            py::arg("buf_offset") = 0,
            "Writes size bytes (default: the rest of buf after buf_offset) from buf at buf_offset to "
@@ -153,25 +164,38 @@ either way. Use as a context manager, or call close().)")
         return start_io(self, f.range(buf, size, file_offset, buf_offset, Access::read_from), Access::read_from);
       }, py::arg("buf"), py::arg("size") = py::none(), py::arg("file_offset") = 0, py::arg("buf_offset") = 0,
            "As write(), without waiting: returns a hipfile.Future whose get() gives the count.")
-      .def("size", [](const PyFile& f) {
-        auto r = f.file().size();
-        if (!r) raise_error(r.error(), "size of '" + f.path() + "'", f.path());
-        return *r;
-      }, "The file size in bytes.")
-      .def("fileno", [](const PyFile& f) { return f.file().fd(); },
-           "The file descriptor (owned by this File: do not close it).")
+      .def("size", &file_size, "The file size in bytes.")
+      .def("sync", &file_sync,
+           "fdatasync(2): the data written so far (and the metadata needed to read it back) reaches stable "
+           "storage; raises hipfile.Error when that fails. The GIL is released.");
+}
+
+}  // namespace
+
+void bind_file(py::module_& m) {
+  py::class_<PyFile> cls(m, "File", R"(A file opened for GPU-direct I/O (open(2) + hipFileHandleRegister).
+
+path is a str, bytes or os.PathLike. mode is 'r', 'r+', 'w', 'w+', 'x' or
+'x+' ('b' is accepted and ignored). direct: None uses O_DIRECT where the file
+system supports it, True requires it, False never uses it. The library serves
+page-cached data from the cache either way. Use as a context manager, or call
+close(). One File may be used from several threads; close() waits for their
+calls in progress.)");
+  cls.def(py::init<py::handle, py::handle, py::handle>(), py::arg("path"), py::arg("mode") = "r",
+          py::arg("direct") = py::none());
+  bind_io(cls);
+  cls.def("fileno", [](const PyFile& f) { return f.with_file([](const File& file) { return file.fd(); }); },
+          "The file descriptor (owned by this File: do not close it).")
       .def("close", &PyFile::close, "Deregisters the handle (waiting for I/O in flight) and closes the file; "
                                     "closing twice does nothing.")
       .def_property_readonly("closed", &PyFile::closed, "True after close().")
-      .def_property_readonly("path", &PyFile::path, "The path the file was opened with.")
+      .def_property_readonly("path", &PyFile::path, "The path the file was opened with (a str, as os.fsdecode gives).")
       .def_property_readonly("mode", &PyFile::mode, "The mode the file was opened with (\"r\", \"w+\", ...).")
-      .def_property_readonly("direct", [](const PyFile& f) { return f.file().direct(); },
+      .def_property_readonly("direct", [](const PyFile& f) { return f.with_file([](const File& file) { return file.direct(); }); },
                              "Whether the descriptor was opened with O_DIRECT.")
-      .def("__enter__", [](py::object self) { (void)self.cast<PyFile&>().file(); return self; })
+      .def("__enter__", [](py::object self) { self.cast<const PyFile&>().check_open(); return self; })
       .def("__exit__", [](PyFile& f, py::args) { f.close(); return false; })
-      .def("__repr__", [](const PyFile& f) {
-        return "<hipfile.File '" + f.path() + "' mode='" + f.mode() + "'" + (f.closed() ? " closed>" : ">");
-      });
+      .def("__repr__", &file_repr);
 }
 
 }  // namespace hipfile::py_binding

@@ -8,6 +8,7 @@
 // running operation and cancels one that has not started (Pending's destructor).
 #include <hipfile++/pending.hpp>
 
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -19,14 +20,14 @@ namespace {
 
 class PyFuture {
  public:
-  PyFuture(py::object file, IoRange io, Access access)
-      : file_(std::move(file)), keep_(io.buffer.owner), access_(access), size_(io.size), offset_(io.file_offset) {
-    const auto& f = file_.cast<const PyFile&>();
-    context_ = f.context(access, io.size, io.file_offset);
-    auto* bytes = static_cast<std::byte*>(io.ptr);
-    pending_ = access == Access::store_into ? f.file().read_async(std::span<std::byte>(bytes, io.size), io.file_offset)
-                                            : f.file().write_async(std::span<const std::byte>(bytes, io.size), io.file_offset);
-  }
+  PyFuture(py::object file, py::object keep, std::size_t size, std::int64_t offset, std::string context,
+           Pending<std::size_t> pending)
+      : file_(std::move(file)),
+        keep_(std::move(keep)),
+        size_(size),
+        offset_(offset),
+        context_(std::move(context)),
+        pending_(std::move(pending)) {}
   PyFuture(const PyFuture&) = delete;
   PyFuture& operator=(const PyFuture&) = delete;
 
@@ -72,7 +73,6 @@ class PyFuture {
 
   py::object file_;
   py::object keep_;
-  Access access_;
   std::size_t size_ = 0;
   std::int64_t offset_ = 0;
   std::string context_;
@@ -84,7 +84,18 @@ class PyFuture {
 }  // namespace
 
 py::object start_io(py::object file, IoRange io, Access access) {
-  return py::cast(new PyFuture(std::move(file), std::move(io), access), py::return_value_policy::take_ownership);
+  const auto& f = file.cast<const PyFile&>();
+  std::string context = f.context(access, io.size, io.file_offset);
+  auto* bytes = static_cast<std::byte*>(io.ptr);
+  // Submitted under the File's lock: close() on another thread cannot run halfway through it,
+  // and once submitted, close() waits for the operation (deregistering waits for the handle's I/O).
+  Pending<std::size_t> pending = f.with_file([&](const File& handle) {
+    return access == Access::store_into ? handle.read_async(std::span<std::byte>(bytes, io.size), io.file_offset)
+                                        : handle.write_async(std::span<const std::byte>(bytes, io.size), io.file_offset);
+  });
+  auto future = std::make_unique<PyFuture>(std::move(file), std::move(io.buffer.owner), io.size, io.file_offset,
+                                           std::move(context), std::move(pending));
+  return py::cast(std::move(future));
 }
 
 void bind_future(py::module_& m) {

@@ -20,6 +20,22 @@ int device_count() {
   return n;
 }
 
+int current_device() {
+  int device = 0;
+  if (hipError_t e = hipGetDevice(&device); e != hipSuccess) hipfile::py_binding::raise_hip(e, "hipGetDevice");
+  return device;
+}
+
+// A value of the wrong type that reached a cast the binding did not check first would be
+// pybind11's cast_error, which it raises as RuntimeError; it is the caller's TypeError.
+void translate_cast_errors(std::exception_ptr p) {
+  try {
+    if (p) std::rethrow_exception(p);
+  } catch (const pybind11::cast_error& e) {
+    PyErr_SetString(PyExc_TypeError, (std::string("hipfile: ") + e.what()).c_str());
+  }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_hipfile, m) {
@@ -28,7 +44,9 @@ PYBIND11_MODULE(_hipfile, m) {
   m.attr("__version__") = HIPFILE_PY_VERSION;
   m.attr("platform") = HIPFILE_PY_PLATFORM;
   m.attr("dlpack_device_type") = dlpack_device_type();
+  pybind11::register_local_exception_translator(&translate_cast_errors);
   m.def("device_count", &device_count, "Number of HIP devices (0 when there is none or no runtime).");
+  m.def("_current_device", &current_device, "hipGetDevice: the calling thread's current HIP device.");
   m.def("driver_open", [] {
     if (auto r = hipfile::check(hipFileDriverOpen()); !r) raise_error(r.error(), "opening the driver");
   }, "hipFileDriverOpen: opens the driver (I/O also opens it implicitly).");

@@ -66,7 +66,7 @@ void bind_registration(py::module_& m) {
         return "<hipfile.Registration " + std::to_string(r.nbytes()) + " bytes at " + r.address() +
                (r.active() ? ">" : " deregistered>");
       });
-  m.def("register", [](py::handle buf, int flags) { return new PyRegistration(buf, flags); },
+  m.def("register", [](py::handle buf, py::handle flags) { return new PyRegistration(buf, to_int(flags, "flags")); },
         py::arg("buf"), py::arg("flags") = 0, py::return_value_policy::take_ownership,
         R"(Registers the whole of buf with hipFile (hipFileBufRegister) and returns a
 Registration, a context manager that deregisters on exit. I/O into a

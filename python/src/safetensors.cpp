@@ -7,6 +7,8 @@
 
 #include <pybind11/stl.h>
 
+#include <memory>
+
 #include "binding.hpp"
 #include "device_buffer.hpp"
 
@@ -24,20 +26,36 @@ namespace {
     py::object err_no = c.sys_errno() != 0 ? py::object(py::int_(c.sys_errno())) : py::object(py::none());
     py::object op = c.op() == hipFileSuccess ? py::object(py::none()) : py::object(py::int_(static_cast<int>(c.op())));
     py::object type = py::module_::import("hipfile._error").attr("Error");
-    py::object exc = type(message, err_no, op, static_cast<int>(c.hip()), e.file().empty() ? py::object(py::none()) : py::str(e.file()));
+    py::object file = e.file().empty() ? py::object(py::none()) : py::object(fs_text(e.file()));
+    py::object exc = type(fs_text(message), err_no, op, static_cast<int>(c.hip()), file);
     PyErr_SetObject(type.ptr(), exc.ptr());
     throw py::error_already_set();
   }
   const char* cls = e.code() == st::Errc::no_such_tensor ? "MissingTensorError" : "CheckpointError";
   py::object type = py::module_::import("hipfile._error").attr(cls);
-  py::object exc = type(message, std::string(st::errc_name(e.code())), e.file(), e.tensor());
+  py::object exc = type(fs_text(message), std::string(st::errc_name(e.code())), fs_text(e.file()), fs_text(e.tensor()));
   PyErr_SetObject(type.ptr(), exc.ptr());
   throw py::error_already_set();
 }
 
-std::string fs_path(py::handle path) {
-  auto os = py::module_::import("os");
-  return os.attr("fsdecode")(os.attr("fspath")(path)).cast<std::string>();
+// Each allocation owned by a DeviceBuffer object; until one is, @p memory frees it when
+// something below throws (a failed Python allocation).
+py::list wrap_allocations(std::vector<DeviceBuffer>& memory, const std::vector<st::Allocation>& allocations) {
+  py::list buffers;
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    auto wrapped = std::make_unique<PyDeviceBuffer>(std::move(memory[i]), allocations[i].bytes, allocations[i].device);
+    buffers.append(py::cast(std::move(wrapped)));
+  }
+  return buffers;
+}
+
+std::vector<std::string> tensor_names(py::handle names) {
+  std::vector<std::string> out;
+  for (auto n : names) {
+    if (!PyUnicode_Check(n.ptr())) throw py::type_error("hipfile: names must be str, not " + type_name(n));
+    out.push_back(n.cast<std::string>());
+  }
+  return out;
 }
 
 // (allocations: [DeviceBuffer], tensors: [(name, dtype, shape, allocation or None, offset, nbytes)])
@@ -46,7 +64,7 @@ py::tuple load(py::handle path, int device, py::object names) {
   st::LoadOptions options;
   options.device = device;
   if (!names.is_none()) {
-    for (auto n : names) options.names.push_back(n.cast<std::string>());
+    options.names = tensor_names(names);
     if (options.names.empty()) return py::make_tuple(py::list(), py::list());  // nothing asked for
   }
   std::optional<st::Result<st::LoadedCheckpoint>> loaded;
@@ -63,12 +81,13 @@ py::tuple load(py::handle path, int device, py::object names) {
   if (!*loaded) raise_st(loaded->error());
   st::LoadedCheckpoint& ckpt = **loaded;
   const std::vector<st::LoadedTensor> tensors = ckpt.tensors();
-  std::vector<st::Allocation> allocations = ckpt.release();
-  py::list buffers;
-  for (const auto& a : allocations) {
-    buffers.append(py::cast(new PyDeviceBuffer(DeviceBuffer::adopt(a.data, a.bytes, a.device), a.bytes, a.device),
-                            py::return_value_policy::take_ownership));
-  }
+  // The room first, while the checkpoint still owns the memory; then nothing between release()
+  // and the adoption can throw.
+  std::vector<DeviceBuffer> memory;
+  memory.reserve(ckpt.allocations().size());
+  const std::vector<st::Allocation> allocations = ckpt.release();
+  for (const auto& a : allocations) memory.push_back(DeviceBuffer::adopt(a.data, a.bytes, a.device));
+  py::list buffers = wrap_allocations(memory, allocations);
   py::list described;
   for (const auto& t : tensors) {
     py::tuple shape(t.shape.size());

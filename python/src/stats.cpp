@@ -51,7 +51,8 @@ needs level >= 1 (HIPFILE_STATS_LEVEL or set_stats_level); see doc/statistics.md
     if (!r) raise_error(r.error(), "reading the statistics level");
     return *r;
   }, "The statistics level in force (0 = off).");
-  m.def("set_stats_level", [](int level) {
+  m.def("set_stats_level", [](py::handle value) {
+    const int level = to_int(value, "level");
     if (auto r = hipfile::stats::set_level(level); !r) raise_error(r.error(), "setting statistics level " + std::to_string(level));
   }, py::arg("level"), "Sets the statistics level (0..3).");
 }

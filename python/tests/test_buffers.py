@@ -167,3 +167,16 @@ def test_size_zero_with_buf_offset_at_the_end_is_allowed(path):
     write_file(path, b"abcd")
     with hipfile.File(path) as f:
         assert f.read(bytearray(4), buf_offset=4) == 0
+
+
+def test_a_failing_switch_to_the_producers_device_raises(path, hipcpu):
+    if hipfile.device_count() < 2:
+        pytest.skip("needs two devices")
+    write_file(path, bytes(64))
+    arr = CudaArray(hipfile.DeviceBuffer(64, device=1), (64,), "|u1")
+    with hipfile.File(path) as f:
+        hipcpu.inject("hipSetDevice", 101)  # hipErrorInvalidDevice
+        with pytest.raises(hipfile.Error) as e:
+            f.read(arr)
+    assert e.value.hip_error == 101
+    assert str(e.value).startswith("selecting device 1 to synchronize the buffer's stream: ")

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """hipfile.File: round trips into device and host memory, sizes, offsets, modes, lifetime."""
 
+import errno
 import os
 import pathlib
 
@@ -188,3 +189,24 @@ def test_paths_are_str_bytes_or_path_like(path):
         assert f.path == path and f.size() == 3
     with pytest.raises(TypeError):
         hipfile.File(3.5)
+
+
+def test_sync_flushes_and_a_failing_sync_raises(path):
+    with hipfile.File(path, "w") as f:
+        assert f.write(b"data") == 4
+        assert f.sync() is None
+        fd, saved = f.fileno(), os.dup(f.fileno())
+        r, w = os.pipe()
+        os.dup2(r, fd)  # the descriptor is now a pipe, which cannot be synced (EINVAL)
+        try:
+            with pytest.raises(hipfile.Error) as e:
+                f.sync()
+        finally:
+            os.dup2(saved, fd)
+            for d in (saved, r, w):
+                os.close(d)
+        assert e.value.errno == errno.EINVAL and e.value.filename == path
+        assert str(e.value) == f"sync '{path}': Invalid argument (EINVAL)"
+    assert read_file(path) == b"data"
+    with pytest.raises(ValueError, match="^I/O operation on closed file$"):
+        f.sync()

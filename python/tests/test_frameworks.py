@@ -6,7 +6,6 @@ missing; on the H200 they all run."""
 import gc
 import os
 
-import numpy as np
 import pytest
 
 import hipfile
@@ -160,9 +159,3 @@ def test_freeing_loaded_torch_tensors_frees_the_device_memory(path):
     torch.cuda.synchronize()
     assert torch.cuda.mem_get_info()[0] > free_before - (50 << 20)
 
-
-def test_numpy_is_always_there_for_host_copies():
-    arr = np.arange(4, dtype=np.int32)
-    buf = hipfile.DeviceBuffer(16)
-    buf.copy_from_host(arr)
-    assert np.array_equal(np.frombuffer(buf.copy_to_host(), dtype=np.int32), arr)

@@ -55,9 +55,14 @@ def test_deregister_by_hand_twice_and_repr():
 
 def test_dropping_a_registration_deregisters():
     buf = hipfile.DeviceBuffer(64)
-    hipfile.register(buf)  # dropped at once
-    with hipfile.register(buf):
-        pass
+    reg = hipfile.register(buf)
+    with pytest.raises(hipfile.Error) as e:  # while it lives, the range is taken
+        hipfile.register(buf)
+    assert e.value.op_error == hipfile.OpError.MemoryAlreadyRegistered
+    del reg  # the last reference: deregisters now, not at some later collection
+    again = hipfile.register(buf)
+    assert again.active and again.nbytes == 64
+    again.deregister()
 
 
 def test_registering_what_is_not_a_buffer_is_a_type_error():

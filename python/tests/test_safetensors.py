@@ -2,9 +2,13 @@
 """load_safetensors / save_safetensors against a reference reader and writer of the format
 written here (8-byte little-endian header length, JSON header, data section)."""
 
+import gc
 import json
 import os
 import struct
+import subprocess
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -261,3 +265,127 @@ def test_as_torch_true_needs_pytorch(path):
     got = hipfile.load_safetensors(path, as_torch=True)
     assert type(got["a"]).__module__.startswith("torch")
     assert got["a"].cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def fake_torch(available, count=0, current=0):
+    """A stand-in for an importable PyTorch: CPU-only (available=False) or one whose CUDA/ROCm
+    runtime sees `count` devices with `current` selected."""
+    torch = types.ModuleType("torch")
+    torch.__version__ = "2.5.1+rocm6.2" if available else "2.5.1+cpu"
+    torch.cuda = types.SimpleNamespace(is_available=lambda: available, device_count=lambda: count,
+                                       current_device=lambda: current)
+    return torch
+
+
+def test_a_cpu_only_torch_gives_hipfile_tensors_by_default(path, monkeypatch):
+    reference_write(path, [("x", "U8", (4,), b"abcd")])
+    monkeypatch.setitem(sys.modules, "torch", fake_torch(available=False))
+    got = hipfile.load_safetensors(path, device=0)
+    assert isinstance(got["x"], hipfile.Tensor) and got["x"].to_bytes() == b"abcd"
+
+
+def test_a_torch_that_lacks_the_device_gives_hipfile_tensors_by_default(path, monkeypatch):
+    if hipfile.device_count() < 2:
+        pytest.skip("needs two devices")
+    reference_write(path, [("x", "U8", (4,), b"abcd")])
+    monkeypatch.setitem(sys.modules, "torch", fake_torch(available=True, count=1))
+    got = hipfile.load_safetensors(path, device="cuda:1")
+    assert isinstance(got["x"], hipfile.Tensor) and got["x"].device == 1 and got["x"].to_bytes() == b"abcd"
+
+
+def test_as_torch_true_without_a_torch_device_is_refused_before_reading(path, monkeypatch, hipcpu):
+    monkeypatch.setitem(sys.modules, "torch", fake_torch(available=False))
+    live = hipcpu.live()
+    # The file does not exist: reading first would raise hipfile.Error (ENOENT) instead.
+    with pytest.raises(RuntimeError) as e:
+        hipfile.load_safetensors(path, device=0, as_torch=True)
+    assert str(e.value) == ("hipfile: as_torch=True, but PyTorch 2.5.1+cpu cannot hold memory on device 0 "
+                            "(torch.cuda.is_available() is False): pass as_torch=False for hipfile.Tensor, "
+                            "or install a ROCm or CUDA build of PyTorch")
+    assert hipcpu.live() == live
+
+
+def test_a_device_without_an_index_is_the_current_one(path, monkeypatch, hipcpu):
+    if hipfile.device_count() < 2:
+        pytest.skip("needs two devices")
+    set_device = getattr(hipcpu.lib, "hipSetDevice", None)
+    if set_device is None:
+        pytest.skip("hip-cpu's hipSetDevice is not exported here (a wheel)")
+    reference_write(path, [("x", "U8", (4,), b"abcd")])
+    monkeypatch.setitem(sys.modules, "torch", None)  # no PyTorch: the HIP current device counts
+    assert set_device(1) == 0
+    try:
+        for device in ("cuda", "hip", types.SimpleNamespace(type="cuda", index=None)):
+            assert hipfile.load_safetensors(path, device=device)["x"].device == 1, device
+    finally:
+        set_device(0)
+    assert hipfile.load_safetensors(path, device="cuda")["x"].device == 0
+
+
+def test_a_device_without_an_index_is_torchs_current_one_when_torch_is_used():
+    from hipfile import _safetensors
+
+    torch = fake_torch(available=True, count=2, current=1)
+    assert _safetensors._device_index("cuda", torch) == 1
+    assert _safetensors._device_index("cuda:0", torch) == 0
+    assert _safetensors._device_index(types.SimpleNamespace(type="cuda", index=None), torch) == 1
+
+
+FAIL_ONE_ALLOCATION = r"""
+import gc, sys, _testcapi
+k, index, tests = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sys.path.insert(0, tests)
+import hipfile
+from conftest import HipCpu
+hip = HipCpu()
+gc.collect()
+live = hip.live()
+_testcapi.set_nomemory(k, k + 1)
+try:
+    result = hipfile._hipfile._load_safetensors(index, 0, None)
+except Exception:
+    result = None
+finally:
+    _testcapi.remove_mem_hooks()
+done = result is not None
+del result
+gc.collect()
+print("done" if done else "failed", hip.live() - live)
+"""
+
+
+def test_a_python_allocation_failure_while_wrapping_frees_the_device_memory(path, hipcpu):
+    """Fails the k-th Python allocation of a two-shard load, for every k until the load
+    succeeds, each in a fresh interpreter: wherever the load stops, it must leave no device
+    allocation behind. (An allocation failure inside pybind11's instance creation crashes the
+    interpreter, in pybind11 itself: those k are passed over.)"""
+    pytest.importorskip("_testcapi", reason="needs CPython's _testcapi (set_nomemory)")
+    base, name = os.path.split(path)
+    index = path + ".index.json"
+    shards = [path + ".shard0", path + ".shard1"]
+    try:
+        reference_write(shards[0], [("a", "F32", (8,), values("F32", (8,), 1))])
+        reference_write(shards[1], [("b", "U8", (3,), b"abc")])
+        with open(index, "w") as f:
+            json.dump({"metadata": {}, "weight_map": {"a": name + ".shard0", "b": name + ".shard1"}}, f)
+        tests = os.path.dirname(os.path.abspath(__file__))
+        leaks, failures_seen = [], 0
+        for k in range(300):
+            child = subprocess.run([sys.executable, "-c", FAIL_ONE_ALLOCATION, str(k), index, tests],
+                                   capture_output=True, text=True, timeout=60)
+            if child.returncode != 0:
+                continue
+            outcome, leaked = child.stdout.split()
+            if int(leaked) != 0:
+                leaks.append((k, int(leaked)))
+            if outcome == "done":
+                break
+            failures_seen += 1
+        else:
+            pytest.fail("the load never succeeded")
+        assert failures_seen > 0
+        assert leaks == [], f"(failing allocation, device allocations left behind): {leaks}"
+    finally:
+        for s in shards:
+            if os.path.exists(s):
+                os.unlink(s)
