@@ -241,27 +241,31 @@ class IndexSax {
       case At::metadata:
         metadata_.emplace(std::move(key_), v.is_string() ? std::move(v.string) : v.json_text());
         return true;
-      case At::metadata_value: return text_.value(v.json_text()), true;
+      case At::metadata_value:
+        text_.value(v.json_text());
+        return true;
     }
     return true;
   }
   bool open(bool object) {
     if (object) keys_.push();
-    if (skip_ > 0) return ++skip_, true;
+    if (skip_ > 0) return skip_in();
     switch (at_) {
       case At::top:
         if (!object) return refuse(Errc::invalid_index, "", "index is an array, not a JSON object");
-        return at_ = At::index, true;
+        return go(At::index);
       case At::index:
         if (slot_ == Slot::weight_map && !object) return no_weight_map();
-        if (slot_ == Slot::other || !object) return ++skip_, true;  // "metadata" that is no object: ignored
+        if (slot_ == Slot::other || !object) return skip_in();  // "metadata" that is no object: ignored
         seen_weight_map_ = seen_weight_map_ || slot_ == Slot::weight_map;
-        return at_ = slot_ == Slot::weight_map ? At::weight_map : At::metadata, true;
+        return go(slot_ == Slot::weight_map ? At::weight_map : At::metadata);
       case At::weight_map:
         return refuse(Errc::invalid_index, name_,
                       std::string("weight_map value is ") + (object ? "an object" : "an array") + ", not a shard file name");
       case At::metadata: at_ = At::metadata_value; [[fallthrough]];
-      case At::metadata_value: return text_.open(object), true;
+      case At::metadata_value:
+        text_.open(object);
+        return true;
     }
     return true;
   }
@@ -279,7 +283,7 @@ class IndexSax {
   }
   bool close(bool object) {
     if (object) keys_.pop();
-    if (skip_ > 0) return --skip_, true;
+    if (skip_ > 0) return skip_out();
     if (at_ == At::metadata_value) {
       text_.close(object);
       if (text_.complete()) {
@@ -299,6 +303,19 @@ class IndexSax {
   enum class At { top, index, weight_map, metadata, metadata_value };
   enum class Slot { weight_map, metadata, other };
 
+  // Small steps of the state machine, each a "go on" for the parser.
+  bool go(At where) noexcept {
+    at_ = where;
+    return true;
+  }
+  bool skip_in() noexcept {
+    ++skip_;
+    return true;
+  }
+  bool skip_out() noexcept {
+    --skip_;
+    return true;
+  }
   bool refuse(Errc code, const std::string& tensor, std::string what) {
     error = Error(code, path_, tensor, std::move(what));
     return false;

@@ -176,11 +176,11 @@ class HeaderSax {
 
   bool open(bool object) {
     if (object) keys_.push();
-    if (skip_ > 0 || (at_ == At::entry && slot_ == Slot::other)) return ++skip_, true;
+    if (skip_ > 0 || (at_ == At::entry && slot_ == Slot::other)) return skip_in();
     switch (at_) {
       case At::top:
         if (!object) return refuse(Errc::header_not_object, "", "header is an array, not a JSON object");
-        return at_ = At::header, true;
+        return go(At::header);
       case At::header:
         if (!object) return not_object("an array");
         at_ = slot_ == Slot::metadata ? At::metadata : At::entry;
@@ -223,13 +223,13 @@ class HeaderSax {
 
   bool close(bool object) {
     if (object) keys_.pop();
-    if (skip_ > 0) return --skip_, true;
+    if (skip_ > 0) return skip_out();
     switch (at_) {
       case At::shape:
-      case At::offsets: return at_ = At::entry, true;
-      case At::metadata: return at_ = At::header, true;
-      case At::entry: return at_ = At::header, finish();
-      default: return at_ = At::top, true;
+      case At::offsets: return go(At::entry);
+      case At::metadata: return go(At::header);
+      case At::entry: return go(At::header) && finish();
+      default: return go(At::top);
     }
   }
 
@@ -239,6 +239,19 @@ class HeaderSax {
   enum class At { top, header, metadata, entry, shape, offsets };  // the container being read
   enum class Slot { metadata, entry, dtype, shape, offsets, other };  // what the key announced
 
+  // Small steps of the state machine, each a "go on" for the parser.
+  bool go(At where) noexcept {
+    at_ = where;
+    return true;
+  }
+  bool skip_in() noexcept {
+    ++skip_;
+    return true;
+  }
+  bool skip_out() noexcept {
+    --skip_;
+    return true;
+  }
   bool refuse(Errc code, const std::string& tensor, std::string what) {
     error = Error(code, file_, tensor, std::move(what));
     return false;
@@ -259,11 +272,11 @@ class HeaderSax {
     if (slot_ == Slot::shape) {
       if (object) return refuse(Errc::invalid_entry, name_, "entry has no \"shape\" array");
       draft_.shape_is_array = true;
-      return at_ = At::shape, true;
+      return go(At::shape);
     }
     if (object) return refuse(Errc::invalid_entry, name_, "entry has no \"data_offsets\" pair");
     draft_.offsets_is_array = true;
-    return at_ = At::offsets, true;
+    return go(At::offsets);
   }
   bool finish() {
     TensorInfo t;
