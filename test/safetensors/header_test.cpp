@@ -246,6 +246,11 @@ TEST_CASE("names and values in messages are escaped and bounded") {
   }() + ", ...]";
   expect_bad("{" + entry("w", "U8", dims + "]", 0, 0) + "}", 0, Errc::invalid_shape,
              "tensor 'w': shape " + shown + ": dimension 0 is not a non-negative integer");
+  // Error::tensor() keeps the name as it is, for code that compares it.
+  auto h = sts::parse_header("f", "{" + entry("a\\u001bb", "F32", "[3]", 0, 16) + "}", 16);
+  REQUIRE_FALSE(h);
+  CHECK(h.error().tensor() == "a\x1b" "b");
+  CHECK(h.error().message().rfind("f: tensor 'a\\x1Bb': ", 0) == 0);
   CHECK(sts::detail::printable("ok \xff\xc0\xaf end") == "ok \\xFF\\xC0\\xAF end");
   CHECK(sts::detail::printable("tab\there") == "tab\\x09here");
   CHECK(sts::detail::printable("caf\xc3\xa9 \xf0\x9f\x98\x80") == "caf\xc3\xa9 \xf0\x9f\x98\x80");
