@@ -3,6 +3,8 @@
 // error, naming the file and (where there is one) the tensor; nothing is allocated.
 #include "common.hpp"
 
+#include <sys/stat.h>
+
 #include <string>
 #include <vector>
 
@@ -187,4 +189,84 @@ TEST_CASE("a missing file is an io_error naming it") {
   CHECK(c.error().code() == Errc::io_error);
   CHECK(c.error().cause().sys_errno() == ENOENT);
   CHECK(c.error().message() == (dir / "none.safetensors") + ": cannot open: No such file or directory (ENOENT)");
+}
+
+TEST_CASE("the format's byte rules: '{' first, only whitespace after the JSON") {
+  // Trailing spaces, tabs and newlines pad a header (writers align the data section so).
+  TempDir dir;
+  const std::string path = dir / "padded.safetensors";
+  write_raw(path, "{" + kF32x4 + "} \t\r\n", pattern(16, 1));
+  auto c = sts::Checkpoint::open(path);
+  REQUIRE(c);
+  CHECK(c->tensors().size() == 1);
+  // nlohmann reads NUL as the end of the input and skips a BOM: both are refused first.
+  expect_bad("{" + kF32x4 + "}" + std::string(3, '\0'), 16, Errc::invalid_json,
+             "header has a NUL byte at byte " + std::to_string(kF32x4.size() + 2) + " (only whitespace may pad it)");
+  expect_bad("\xEF\xBB\xBF{" + kF32x4 + "}", 16, Errc::header_not_object,
+             "header starts with byte 0xEF, not '{' (a UTF-8 byte-order mark)");
+  expect_bad("\n{" + kF32x4 + "}", 16, Errc::header_not_object, "header starts with byte 0x0A, not '{'");
+  expect_bad("null", 0, Errc::header_not_object, "header is null, not a JSON object");
+  expect_bad("{}x", 0, Errc::invalid_json,
+             "header is not valid JSON: parse error at line 1, column 3: syntax error while parsing value - invalid "
+             "literal; last read: '{}x'; expected end of input");
+}
+
+TEST_CASE("a container where the format has a number or string is refused at once") {
+  expect_bad("{" + entry("w", "F32", "[2,[3]]", 0, 16) + "}", 16, Errc::invalid_shape,
+             "tensor 'w': shape [2, [...: dimension 1 is an array, not a non-negative integer");
+  expect_bad("{" + entry("w", "F32", "[\"x\",{}]", 0, 16) + "}", 16, Errc::invalid_shape,
+             "tensor 'w': shape [\"x\", {...: dimension 1 is an object, not a non-negative integer");
+  expect_bad("{\"w\":{\"dtype\":[\"F32\"],\"shape\":[4],\"data_offsets\":[0,16]}}", 16, Errc::invalid_entry,
+             "tensor 'w': entry has no \"dtype\" string");
+  expect_bad("{\"w\":{\"dtype\":\"F32\",\"shape\":{},\"data_offsets\":[0,16]}}", 16, Errc::invalid_entry,
+             "tensor 'w': entry has no \"shape\" array");
+  expect_bad("{\"__metadata__\":{\"k\":{}}}", 0, Errc::invalid_metadata, "__metadata__ value of 'k' is an object, not a string");
+  // Unknown entry keys may hold any JSON, up to 16 levels in all (header, entry, 14 more).
+  expect_bad("{\"w\":{\"x\":" + std::string(14, '[') + std::string(14, ']') + "}}", 0, Errc::invalid_entry,
+             "tensor 'w': entry has no \"dtype\" string");
+  expect_bad("{\"w\":{\"x\":" + std::string(14, '[') + std::string(14, ']') + ",\"x\":1}}", 0, Errc::duplicate_name,
+             "key 'x' appears twice in one object of the header");
+  expect_bad("{\"w\":{\"x\":" + std::string(14, '[') + "{}" + std::string(14, ']') + "}}", 0, Errc::invalid_json,
+             "header nests JSON more than 16 levels deep");
+}
+
+TEST_CASE("names and values in messages are escaped and bounded") {
+  // ESC, BEL, DEL as \xNN; C1 CSI and a right-to-left override as \uXXXX.
+  expect_bad("{" + entry("a\\u001b[2J\\u0007\x7f\xc2\x9b\xe2\x80\xae", "F32", "[3]", 0, 16) + "}", 16, Errc::size_mismatch,
+             "tensor 'a\\x1B[2J\\x07\\x7F\\u009B\\u202E': shape [3] of F32 is 12 bytes, but data_offsets [0, 16] hold 16");
+  const std::string name(100'000, 'n');
+  expect_bad("{" + entry(name, "F32", "[3]", 0, 16) + "}", 16, Errc::size_mismatch,
+             "tensor '" + name.substr(0, 160) + "... (100000 bytes)': shape [3] of F32 is 12 bytes, but data_offsets [0, 16] hold 16");
+  std::string dims = "[\"x\"";
+  for (int i = 0; i < 10'000; ++i) dims += ",1";
+  const std::string shown = "[\"x\"" + [] {
+    std::string s;
+    for (int i = 0; i < 53; ++i) s += ", 1";
+    return s;
+  }() + ", ...]";
+  expect_bad("{" + entry("w", "U8", dims + "]", 0, 0) + "}", 0, Errc::invalid_shape,
+             "tensor 'w': shape " + shown + ": dimension 0 is not a non-negative integer");
+  // Error::tensor() keeps the name as it is, for code that compares it.
+  auto h = sts::parse_header("f", "{" + entry("a\\u001bb", "F32", "[3]", 0, 16) + "}", 16);
+  REQUIRE_FALSE(h);
+  CHECK(h.error().tensor() == "a\x1b" "b");
+  CHECK(h.error().message().rfind("f: tensor 'a\\x1Bb': ", 0) == 0);
+  CHECK(sts::detail::printable("ok \xff\xc0\xaf end") == "ok \\xFF\\xC0\\xAF end");
+  CHECK(sts::detail::printable("tab\there") == "tab\\x09here");
+  CHECK(sts::detail::printable("caf\xc3\xa9 \xf0\x9f\x98\x80") == "caf\xc3\xa9 \xf0\x9f\x98\x80");
+  CHECK(sts::detail::printable(std::string(10, 'x'), 4) == "xxxx... (10 bytes)");
+}
+
+TEST_CASE("a FIFO or a directory as the checkpoint is refused without waiting") {
+  TempDir dir;
+  const std::string fifo = dir / "fifo.safetensors";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto c = sts::Checkpoint::open(fifo);  // before the fix: blocked in open(2) for a writer
+  REQUIRE_FALSE(c);
+  CHECK(c.error().code() == Errc::io_error);
+  CHECK(c.error().message() == fifo + ": is a FIFO, not a regular file");
+  c = sts::Checkpoint::open(dir.path());
+  REQUIRE_FALSE(c);
+  CHECK(c.error().code() == Errc::io_error);
+  CHECK(c.error().message() == dir.path() + ": is a directory, not a regular file");
 }

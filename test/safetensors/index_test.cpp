@@ -3,6 +3,9 @@
 // their errors (a missing shard, a tensor the shard lacks, a name in two shards).
 #include "common.hpp"
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -150,4 +153,100 @@ TEST_CASE("no files at all") {
   REQUIRE_FALSE(c);
   CHECK(c.error().code() == Errc::invalid_argument);
   CHECK(c.error().message() == "no checkpoint file given");
+}
+
+TEST_CASE("shard names must be plain relative paths inside the index's folder") {
+  TwoShards s;
+  const std::string index = s.dir / "model.safetensors.index.json";
+  auto expect = [&](const std::string& shard_json, const std::string& message) {
+    write_text(index, s.index("\"w\":" + shard_json));
+    auto c = sts::Checkpoint::open(index);
+    REQUIRE_FALSE(c);
+    CHECK(c.error().code() == Errc::invalid_index);
+    CHECK(c.error().tensor() == "w");
+    CHECK(c.error().message() == index + ": tensor 'w': " + message);
+  };
+  const std::string outside = "has a '..' component: shards must be inside the index's folder";
+  expect("\"../model-00001-of-00002.safetensors\"", "shard name '../model-00001-of-00002.safetensors' " + outside);
+  expect("\"sub/../../x\"", "shard name 'sub/../../x' " + outside);
+  expect("\"sub/..\"", "shard name 'sub/..' " + outside);
+  expect("\"" + s.dir.path() + "/model-00001-of-00002.safetensors\"",
+         "shard name '" + s.dir.path() + "/model-00001-of-00002.safetensors' is an absolute path: shard names are "
+         "relative to the index's folder");
+  // Before: the name was cut at the NUL and the shard before it opened.
+  expect("\"model-00001-of-00002.safetensors\\u0000evil\"",
+         "shard name 'model-00001-of-00002.safetensors\\x00evil' has a NUL byte");
+  // A name that is lexically fine but missing is shown escaped.
+  write_text(index, s.index("\"w\":\"\\u001b[2J..safetensors\""));
+  auto c = sts::Checkpoint::open(index);
+  REQUIRE_FALSE(c);
+  CHECK(c.error().code() == Errc::missing_shard);
+  CHECK(c.error().message() == index + ": tensor 'w': shard '" + (s.dir / "\\x1B[2J..safetensors") +
+                                   "' cannot be opened: No such file or directory (ENOENT)");
+}
+
+TEST_CASE("the Hugging Face cache layout: snapshot files are symlinks into ../../blobs") {
+  TwoShards s;
+  const std::string snap = s.dir / "snapshots/abc123";
+  std::filesystem::create_directories(snap);
+  std::filesystem::create_directories(s.dir / "blobs");
+  for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) {
+    std::filesystem::rename(s.dir / shard, s.dir / (std::string("blobs/") + shard + ".blob"));
+    std::filesystem::create_symlink(std::string("../../blobs/") + shard + ".blob", snap + "/" + shard);
+  }
+  const std::string index = snap + "/model.safetensors.index.json";
+  write_text(index, s.index(s.full_map()));
+  auto c = sts::Checkpoint::open(index);
+  REQUIRE(c);
+  CHECK(c->shards()[1].path == snap + "/model-00002-of-00002.safetensors");
+  auto loaded = sts::load(*c);
+  REQUIRE(loaded);
+  CHECK(host_bytes(*loaded->find("embed")) == s.first.at("embed"));
+  CHECK(host_bytes(*loaded->find("lm_head")) == s.second.at("lm_head"));
+}
+
+TEST_CASE("a FIFO as an index or a shard is refused without waiting") {
+  TwoShards s;
+  const std::string fifo = s.dir / "fifo.safetensors";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string index = s.dir / "model.safetensors.index.json";
+  write_text(index, s.index(s.full_map() + ",\"zz\":\"fifo.safetensors\""));
+  auto c = sts::Checkpoint::open(index);
+  REQUIRE_FALSE(c);
+  CHECK(c.error().code() == Errc::missing_shard);
+  CHECK(c.error().message() == index + ": tensor 'zz': shard '" + fifo + "' is a FIFO, not a regular file");
+  const std::string fifo_index = s.dir / "fifo.index.json";
+  REQUIRE(::mkfifo(fifo_index.c_str(), 0600) == 0);
+  c = sts::Checkpoint::open(fifo_index);
+  REQUIRE_FALSE(c);
+  CHECK(c.error().code() == Errc::io_error);
+  CHECK(c.error().message() == fifo_index + ": is a FIFO, not a regular file");
+}
+
+TEST_CASE("an index naming more than 10,000 shard files is refused before opening any") {
+  TwoShards s;
+  std::string map = s.full_map();
+  for (int i = 0; i < 9'999; ++i) map += ",\"t" + std::to_string(i) + "\":\"s" + std::to_string(i) + ".safetensors\"";
+  const std::string index = s.dir / "model.safetensors.index.json";
+  write_text(index, s.index(map));
+  auto c = sts::Checkpoint::open(index);
+  REQUIRE_FALSE(c);
+  CHECK(c.error().code() == Errc::invalid_index);
+  CHECK(c.error().message() == index + ": index names 10001 shard files, above the limit of 10000");
+}
+
+TEST_CASE("index metadata values of any JSON kind are kept as JSON text") {
+  TwoShards s;
+  const std::string index = s.dir / "model.safetensors.index.json";
+  write_text(index, "{\"metadata\":{\"cfg\":{\"a\":[1,-2,{\"b\":null}],\"s\":\"x\\\"y\"},\"list\":[1.5,true],"
+                    "\"deep\":" + std::string(13, '[') + std::string(13, ']') + "},\"weight_map\":{" + s.full_map() + "}}");
+  auto c = sts::Checkpoint::open(index);
+  REQUIRE(c);
+  CHECK(c->index_metadata().at("cfg") == "{\"a\": [1, -2, {\"b\": null}], \"s\": \"x\\\"y\"}");
+  CHECK(c->index_metadata().at("list") == "[1.5, true]");
+  CHECK(c->index_metadata().at("deep") == std::string(13, '[') + std::string(13, ']'));
+  write_text(index, "{\"metadata\":{\"deep\":" + std::string(15, '[') + std::string(15, ']') + "},\"weight_map\":{}}");
+  c = sts::Checkpoint::open(index);
+  REQUIRE_FALSE(c);
+  CHECK(c.error().message() == index + ": index nests JSON more than 16 levels deep");
 }

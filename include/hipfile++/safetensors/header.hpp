@@ -7,15 +7,18 @@
  * are tensor names, each {"dtype": "F32", "shape": [2, 3], "data_offsets": [BEGIN, END]},
  * plus an optional "__metadata__" object of strings), then the data section, in which every
  * tensor's bytes are [BEGIN, END). The rules checked here are the Python/Rust safetensors
- * package's own: the tensors, sorted by offset, cover the data section exactly, without gaps
- * or overlaps, and each range holds shape × dtype size bytes.
+ * package's own: the header starts with '{' and only whitespace pads it (no BOM, no NUL);
+ * the tensors, sorted by offset, cover the data section exactly, without gaps or overlaps,
+ * and each range holds shape × dtype size bytes.
  */
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,69 +71,245 @@ inline std::string range_text(std::uint64_t b, std::uint64_t e) {
   return "[" + std::to_string(b) + ", " + std::to_string(e) + "]";
 }
 
-/// shape × dtype size in bytes, or why not (a dimension that is no integer, an overflow).
-inline Result<std::uint64_t> byte_size(const std::string& file, const std::string& name, const json& shape,
-                                       Dtype dtype, std::vector<std::uint64_t>& dims) {
-  std::uint64_t bits = dtype_bits(dtype);
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    auto d = as_u64(shape[i]);
-    if (!d)
-      return fail(Errc::invalid_shape, file, name,
-                  "shape " + text_of(shape) + ": dimension " + std::to_string(i) + " is not a non-negative integer");
-    if (*d != 0 && bits > UINT64_MAX / *d)
-      return fail(Errc::invalid_shape, file, name, "shape " + text_of(shape) + " overflows 64 bits of data");
-    bits *= *d;
-    dims.push_back(*d);
+/// A tensor entry as its keys arrive, in any order; checked once its object closes.
+struct EntryDraft {
+  std::optional<Scalar> dtype;
+  bool shape_is_array = false;
+  std::vector<std::uint64_t> dims;    // up to the first dimension that is no integer
+  std::optional<std::size_t> bad_dim; // that dimension
+  ArrayText shape;
+  bool offsets_is_array = false;
+  std::size_t offsets_count = 0;
+  std::optional<std::uint64_t> offsets[2];
+  ArrayText offsets_text;
+
+  void add_dim(const Scalar& v) {
+    const auto d = v.as_u64();
+    if (!d && !bad_dim) bad_dim = dims.size();
+    if (d && !bad_dim) dims.push_back(*d);
+    shape.add(v);
   }
+  void add_offset(const Scalar& v) {
+    if (offsets_count < 2) offsets[offsets_count] = v.as_u64();
+    ++offsets_count;
+    offsets_text.add(v);
+  }
+};
+
+/// shape × dtype size in bytes, or why not (a dimension that is no integer, an overflow),
+/// checking the dimensions in order as the format's reader does.
+inline Result<std::uint64_t> byte_size(const std::string& file, const std::string& name, const EntryDraft& d,
+                                       Dtype dtype) {
+  std::uint64_t bits = dtype_bits(dtype);
+  for (auto dim : d.dims) {
+    if (dim != 0 && bits > UINT64_MAX / dim)
+      return fail(Errc::invalid_shape, file, name, "shape " + d.shape.closed() + " overflows 64 bits of data");
+    bits *= dim;
+  }
+  if (d.bad_dim)
+    return fail(Errc::invalid_shape, file, name,
+                "shape " + d.shape.closed() + ": dimension " + std::to_string(*d.bad_dim) +
+                    " is not a non-negative integer");
   if (bits % 8 != 0)
     return fail(Errc::size_mismatch, file, name,
-                "shape " + text_of(shape) + " of " + std::string(dtype_name(dtype)) + " is not a whole number of bytes");
+                "shape " + d.shape.closed() + " of " + std::string(dtype_name(dtype)) + " is not a whole number of bytes");
   return bits / 8;
 }
 
-/// One "name": {...} entry into @p out, or the first thing wrong with it.
-inline Result<void> parse_entry(const std::string& file, const std::string& name, const json& v,
-                                std::uint64_t data_size, TensorInfo& out) {
-  if (!v.is_object()) return fail(Errc::invalid_entry, file, name, "entry is " + kind(v) + ", not an object");
-  auto dt = v.find("dtype");
-  if (dt == v.end() || !dt->is_string()) return fail(Errc::invalid_entry, file, name, "entry has no \"dtype\" string");
-  auto sh = v.find("shape");
-  if (sh == v.end() || !sh->is_array()) return fail(Errc::invalid_entry, file, name, "entry has no \"shape\" array");
-  auto off = v.find("data_offsets");
-  if (off == v.end() || !off->is_array() || off->size() != 2)
+/// The closed entry @p d of tensor @p name into @p out (taking the name and dimensions), or
+/// the first thing wrong with it.
+inline Result<void> finish_entry(const std::string& file, std::string& name, EntryDraft& d,
+                                 std::uint64_t data_size, TensorInfo& out) {
+  if (!d.dtype || !d.dtype->is_string()) return fail(Errc::invalid_entry, file, name, "entry has no \"dtype\" string");
+  if (!d.shape_is_array) return fail(Errc::invalid_entry, file, name, "entry has no \"shape\" array");
+  if (!d.offsets_is_array || d.offsets_count != 2)
     return fail(Errc::invalid_entry, file, name, "entry has no \"data_offsets\" pair");
-  auto dtype = parse_dtype(dt->get_ref<const std::string&>());
-  if (!dtype) return fail(Errc::unknown_dtype, file, name, "unknown dtype " + text_of(*dt));
-  out.name = name;
-  out.dtype = *dtype;
-  auto size = byte_size(file, name, *sh, *dtype, out.shape);
+  auto dtype = parse_dtype(d.dtype->string);
+  if (!dtype) return fail(Errc::unknown_dtype, file, name, "unknown dtype " + d.dtype->message_text());
+  auto size = byte_size(file, name, d, *dtype);
   if (!size) return fail(size.error());
-  auto b = as_u64((*off)[0]), e = as_u64((*off)[1]);
-  if (!b || !e)
-    return fail(Errc::invalid_entry, file, name, "data_offsets " + text_of(*off) + " are not non-negative integers");
-  if (*e < *b) return fail(Errc::offsets_out_of_order, file, name, "data_offsets " + text_of(*off) + " end before they begin");
+  const std::string off = d.offsets_text.closed();
+  const auto b = d.offsets[0], e = d.offsets[1];
+  if (!b || !e) return fail(Errc::invalid_entry, file, name, "data_offsets " + off + " are not non-negative integers");
+  if (*e < *b) return fail(Errc::offsets_out_of_order, file, name, "data_offsets " + off + " end before they begin");
   if (*e > data_size)
     return fail(Errc::offsets_out_of_range, file, name,
-                "data_offsets " + text_of(*off) + " run past the end of the data section (" + std::to_string(data_size) +
-                    " bytes)");
+                "data_offsets " + off + " run past the end of the data section (" + std::to_string(data_size) + " bytes)");
   if (*e - *b != *size)
     return fail(Errc::size_mismatch, file, name,
-                "shape " + text_of(*sh) + " of " + std::string(dtype_name(*dtype)) + " is " + std::to_string(*size) +
-                    " bytes, but data_offsets " + text_of(*off) + " hold " + std::to_string(*e - *b));
+                "shape " + d.shape.closed() + " of " + std::string(dtype_name(*dtype)) + " is " + std::to_string(*size) +
+                    " bytes, but data_offsets " + off + " hold " + std::to_string(*e - *b));
+  out.name = std::move(name);
+  out.dtype = *dtype;
+  out.shape = std::move(d.dims);
   out.begin = *b;
   out.end = *e;
   return {};
 }
 
-/// "__metadata__": an object of strings.
-inline Result<void> parse_metadata(const std::string& file, const json& v, std::map<std::string, std::string>& out) {
-  if (!v.is_object()) return fail(Errc::invalid_metadata, file, "", "__metadata__ is " + kind(v) + ", not an object");
-  for (const auto& [key, value] : v.items()) {
-    if (!value.is_string())
-      return fail(Errc::invalid_metadata, file, "", "__metadata__ value of '" + key + "' is " + kind(value) + ", not a string");
-    out.emplace(key, value.get_ref<const std::string&>());
+/**
+ * @brief The header's schema as a SAX handler: builds Header rows as the events arrive and
+ *        refuses, at the first event that shows it, a structure the format does not have.
+ *        Keys are checked for duplicates by hashing, per open object.
+ */
+class HeaderSax {
+ public:
+  HeaderSax(const std::string& file, std::uint64_t data_size, Header& out) : file_(file), data_size_(data_size), out_(out) {}
+
+  bool value(Scalar&& v) {
+    if (skip_ > 0) return true;
+    switch (at_) {
+      case At::top: return refuse(Errc::header_not_object, "", std::string("header is ") + v.kind() + ", not a JSON object");
+      case At::header: return not_object(v.kind());
+      case At::metadata:
+        if (!v.is_string())
+          return refuse(Errc::invalid_metadata, "",
+                        "__metadata__ value of '" + printable(key_) + "' is " + v.kind() + ", not a string");
+        out_.metadata.emplace(std::move(key_), std::move(v.string));
+        return true;
+      case At::entry: return entry_value(std::move(v));
+      case At::shape: draft_.add_dim(v); return true;
+      case At::offsets: draft_.add_offset(v); return true;
+    }
+    return true;
   }
-  return {};
+
+  bool open(bool object) {
+    if (object) keys_.push();
+    if (skip_ > 0 || (at_ == At::entry && slot_ == Slot::other)) return skip_in();
+    switch (at_) {
+      case At::top:
+        if (!object) return refuse(Errc::header_not_object, "", "header is an array, not a JSON object");
+        return go(At::header);
+      case At::header:
+        if (!object) return not_object("an array");
+        at_ = slot_ == Slot::metadata ? At::metadata : At::entry;
+        draft_ = EntryDraft{};
+        return true;
+      case At::metadata:
+        return refuse(Errc::invalid_metadata, "", "__metadata__ value of '" + printable(key_) + "' is " +
+                                                     kind(object ? json::value_t::object : json::value_t::array) +
+                                                     ", not a string");
+      case At::entry: return entry_open(object);
+      case At::shape:
+        return refuse(Errc::invalid_shape, name_,
+                      "shape " + draft_.shape.open_with(object ? "{..." : "[...") + ": dimension " +
+                          std::to_string(draft_.shape.size()) +
+                          " is " + (object ? "an object" : "an array") + ", not a non-negative integer");
+      case At::offsets:
+        return refuse(Errc::invalid_entry, name_,
+                      "data_offsets " + draft_.offsets_text.open_with(object ? "{..." : "[...") +
+                          " are not non-negative integers");
+    }
+    return true;
+  }
+
+  bool key(std::string& k) {
+    if (!keys_.insert(k)) {
+      if (skip_ == 0 && at_ == At::header) return refuse(Errc::duplicate_name, k, "appears twice in the header");
+      return refuse(Errc::duplicate_name, "", "key '" + printable(k) + "' appears twice in one object of the header");
+    }
+    if (skip_ > 0) return true;
+    if (at_ == At::header) {
+      slot_ = k == "__metadata__" ? Slot::metadata : Slot::entry;
+      name_ = std::move(k);
+    } else if (at_ == At::entry) {
+      slot_ = k == "dtype" ? Slot::dtype : k == "shape" ? Slot::shape : k == "data_offsets" ? Slot::offsets : Slot::other;
+    } else {
+      key_ = std::move(k);
+    }
+    return true;
+  }
+
+  bool close(bool object) {
+    if (object) keys_.pop();
+    if (skip_ > 0) return skip_out();
+    switch (at_) {
+      case At::shape:
+      case At::offsets: return go(At::entry);
+      case At::metadata: return go(At::header);
+      case At::entry: return go(At::header) && finish();
+      default: return go(At::top);
+    }
+  }
+
+  std::optional<Error> error;
+
+ private:
+  enum class At { top, header, metadata, entry, shape, offsets };  // the container being read
+  enum class Slot { metadata, entry, dtype, shape, offsets, other };  // what the key announced
+
+  // Small steps of the state machine, each a "go on" for the parser.
+  bool go(At where) noexcept {
+    at_ = where;
+    return true;
+  }
+  bool skip_in() noexcept {
+    ++skip_;
+    return true;
+  }
+  bool skip_out() noexcept {
+    --skip_;
+    return true;
+  }
+  bool refuse(Errc code, const std::string& tensor, std::string what) {
+    error = Error(code, file_, tensor, std::move(what));
+    return false;
+  }
+  bool not_object(const char* what_it_is) {
+    if (slot_ == Slot::metadata)
+      return refuse(Errc::invalid_metadata, "", std::string("__metadata__ is ") + what_it_is + ", not an object");
+    return refuse(Errc::invalid_entry, name_, std::string("entry is ") + what_it_is + ", not an object");
+  }
+  bool entry_value(Scalar&& v) {
+    if (slot_ == Slot::dtype) draft_.dtype = std::move(v);
+    if (slot_ == Slot::shape) draft_.shape_is_array = false;
+    if (slot_ == Slot::offsets) draft_.offsets_is_array = false;
+    return true;
+  }
+  bool entry_open(bool object) {
+    if (slot_ == Slot::dtype) return refuse(Errc::invalid_entry, name_, "entry has no \"dtype\" string");
+    if (slot_ == Slot::shape) {
+      if (object) return refuse(Errc::invalid_entry, name_, "entry has no \"shape\" array");
+      draft_.shape_is_array = true;
+      return go(At::shape);
+    }
+    if (object) return refuse(Errc::invalid_entry, name_, "entry has no \"data_offsets\" pair");
+    draft_.offsets_is_array = true;
+    return go(At::offsets);
+  }
+  bool finish() {
+    TensorInfo t;
+    if (auto r = finish_entry(file_, name_, draft_, data_size_, t); !r) {
+      error = r.error();
+      return false;
+    }
+    out_.tensors.push_back(std::move(t));
+    return true;
+  }
+
+  const std::string& file_;
+  std::uint64_t data_size_;
+  Header& out_;
+  At at_ = At::top;
+  Slot slot_ = Slot::entry;
+  std::size_t skip_ = 0;   // depth inside a value of an unknown entry key
+  std::string name_, key_;  // the tensor being read; the metadata key whose value comes next
+  EntryDraft draft_;
+  KeyStack keys_;  // the keys of each open object
+};
+
+/// "header is an array, not a JSON object" from the first byte, when it is not '{' (the
+/// format's reader refuses such a header before parsing it: no BOM, no leading whitespace).
+inline std::string header_start_problem(std::string_view text) {
+  const unsigned char c = static_cast<unsigned char>(text[0]);
+  const char* what = c == '[' ? "an array" : c == '"' ? "a string" : c == 't' || c == 'f' ? "a boolean"
+                     : c == 'n' ? "null" : c == '-' || (c >= '0' && c <= '9') ? "a number" : nullptr;
+  if (what) return std::string("header is ") + what + ", not a JSON object";
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", c);
+  return std::string("header starts with byte ") + hex + ", not '{'" +
+         (text.rfind("\xEF\xBB\xBF", 0) == 0 ? " (a UTF-8 byte-order mark)" : "");
 }
 
 /// Sorted by offset, the tensors must tile [0, data_size) exactly (empty ones anywhere
@@ -140,8 +319,8 @@ inline Result<void> check_tiling(const std::string& file, const std::vector<Tens
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t[i].begin < covered)
       return fail(Errc::offsets_overlap, file, t[i].name,
-                  "data_offsets " + range_text(t[i].begin, t[i].end) + " overlap tensor '" + t[i - 1].name + "' " +
-                      range_text(t[i - 1].begin, t[i - 1].end));
+                  "data_offsets " + range_text(t[i].begin, t[i].end) + " overlap tensor '" + printable(t[i - 1].name) +
+                      "' " + range_text(t[i - 1].begin, t[i - 1].end));
     if (t[i].begin > covered)
       return fail(Errc::offsets_gap, file, t[i].name,
                   "data_offsets " + range_text(t[i].begin, t[i].end) + " leave " +
@@ -154,38 +333,41 @@ inline Result<void> check_tiling(const std::string& file, const std::vector<Tens
   return {};
 }
 
+/// The byte rules checked before JSON: UTF-8, no NUL, a '{' first.
+inline Result<void> check_header_bytes(const std::string& file, std::string_view text) {
+  if (auto bad = utf8_error(text))
+    return fail(Errc::invalid_utf8, file, "", "header is not valid UTF-8 (byte " + std::to_string(*bad) + " of the header)");
+  if (auto nul = nul_at(text))
+    return fail(Errc::invalid_json, file, "",
+                "header has a NUL byte at byte " + std::to_string(*nul) + " (only whitespace may pad it)");
+  if (text.empty()) return fail(Errc::invalid_json, file, "", "header is empty, not a JSON object");
+  if (text[0] != '{') return fail(Errc::header_not_object, file, "", header_start_problem(text));
+  return {};
+}
+
 }  // namespace detail
 
 /**
  * @brief Parses and validates the JSON header @p text of @p file, whose data section is
  *        @p data_size bytes long. Tensor rows get begin/end; file_offset and shard are the
- *        caller's (read_header sets file_offset).
+ *        caller's (read_header sets file_offset). Time and memory are linear in the header,
+ *        whatever it holds.
  */
 [[nodiscard]] inline Result<Header> parse_header(const std::string& file, std::string_view text,
                                                  std::uint64_t data_size) {
   using namespace detail;
-  if (auto bad = utf8_error(text))
-    return fail(Errc::invalid_utf8, file, "", "header is not valid UTF-8 (byte " + std::to_string(*bad) + " of the header)");
-  Parsed parsed = parse(text);
-  if (!parsed.error.empty()) return fail(Errc::invalid_json, file, "", "header is not valid JSON: " + parsed.error);
-  if (!parsed.doc.is_object())
-    return fail(Errc::header_not_object, file, "", "header is " + kind(parsed.doc) + ", not a JSON object");
-  if (!parsed.duplicate.empty())
-    return fail(Errc::duplicate_name, file, parsed.duplicate_depth == 1 ? parsed.duplicate : "",
-                parsed.duplicate_depth == 1 ? "appears twice in the header"
-                                            : "key '" + parsed.duplicate + "' appears twice in one object of the header");
+  if (auto r = check_header_bytes(file, text); !r) return fail(r.error());
   Header h;
-  for (const auto& [key, value] : parsed.doc.items()) {
-    if (key == "__metadata__") {
-      if (auto r = parse_metadata(file, value, h.metadata); !r) return fail(r.error());
-      continue;
-    }
-    TensorInfo t;
-    if (auto r = parse_entry(file, key, value, data_size, t); !r) return fail(r.error());
-    h.tensors.push_back(std::move(t));
-  }
-  std::stable_sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  HeaderSax handler(file, data_size, h);
+  const SaxOutcome outcome = sax_run(text, handler);
+  if (handler.error) return fail(std::move(*handler.error));
+  if (outcome.too_deep)
+    return fail(Errc::invalid_json, file, "",
+                "header nests JSON more than " + std::to_string(kMaxJsonDepth) + " levels deep");
+  if (!outcome.syntax_error.empty()) return fail(Errc::invalid_json, file, "", "header is not valid JSON: " + outcome.syntax_error);
+  std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    return a.end != b.end ? a.end < b.end : a.name < b.name;  // names are unique: a total order
   });
   if (auto r = check_tiling(file, h.tensors, data_size); !r) return fail(r.error());
   return h;

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "../../detail/posix.hpp"
@@ -73,6 +74,50 @@ inline int pwrite_all(int fd, const void* src, std::size_t n, std::uint64_t offs
     offset += static_cast<std::uint64_t>(r);
   }
   return 0;
+}
+
+/// A file opened for reading by open_regular(): its descriptor and size, or why not.
+struct OpenedFile {
+  UniqueFd fd;
+  std::uint64_t size = 0;
+  int error = 0;                     ///< errno of a failed open, fstat or fcntl
+  const char* not_regular = nullptr; ///< "a FIFO", "a directory", ...: what it is instead
+};
+
+/// "a directory", "a FIFO", ...: what a file that is not a regular one is.
+inline const char* file_type_name(mode_t mode) noexcept {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a plain file";
+}
+
+/// Opens @p path read-only and requires a regular file. O_NONBLOCK keeps the open of a FIFO
+/// from waiting forever for a writer; it is cleared again once the file is known to be regular.
+inline OpenedFile open_regular(const std::string& path) noexcept {
+  OpenedFile f;
+  f.fd = UniqueFd(hipfile::detail::open_retry(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0));
+  struct stat st {};
+  if (f.fd.get() < 0 || ::fstat(f.fd.get(), &st) != 0) {
+    f.error = errno;
+    f.fd.reset();
+    return f;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    f.not_regular = file_type_name(st.st_mode);
+    f.fd.reset();
+    return f;
+  }
+  const int flags = ::fcntl(f.fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(f.fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    f.error = errno;
+    f.fd.reset();
+    return f;
+  }
+  f.size = static_cast<std::uint64_t>(st.st_size);
+  return f;
 }
 
 /// The size of an open regular file, or -errno.
