@@ -5,7 +5,6 @@
 #include <string_view>
 #include <thread>
 
-#include "engine/async.hpp"
 #include "engine/batch.hpp"
 #include "engine/log.hpp"
 #include "engine/profile.hpp"
@@ -65,10 +64,12 @@ void Driver::open_implicitly() {
 
 namespace {
 
-// Destroys the instances on this thread: once no request holds any of them, and while no stream
-// waits on an async operation (without_async_waits: their staging memory is freed). The tables
-// were emptied first, so only requests finishing their last step and async operations that
-// their streams have not reached yet can hold one; the wait for the latter is said once a second.
+// Destroys the instances on this thread, once no request holds any of them. The tables were
+// emptied first, so only requests finishing their last step and async operations that their
+// streams have not reached yet can hold one; the wait for the latter is said once a second. An
+// instance that frees an engine also waits until no stream waits on an async operation
+// (Instance::EngineCell); one whose engine lives on in its successor waits for nothing, so a
+// setter never waits for work its caller has yet to queue.
 void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
   if (dead.empty()) return;
   using Clock = std::chrono::steady_clock;
@@ -87,7 +88,7 @@ void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
       }
     }
   }
-  without_async_waits([&dead] { dead.clear(); });
+  dead.clear();
 }
 
 }  // namespace

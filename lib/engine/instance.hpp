@@ -6,7 +6,8 @@
 // and fastpath always agree. A setter makes a new instance for later requests; the driver keeps
 // the old one until no request holds it and then tears it down on a setter's or the closing
 // thread, outside the driver's locks (never on an I/O thread or in a host callback, where the
-// engine's lanes freeing pinned memory could wait on the device).
+// engine's lanes freeing pinned memory could wait on the device). Tearing down an instance
+// waits for async operations only when it frees an engine (EngineCell).
 #pragma once
 
 #include <atomic>
@@ -52,10 +53,17 @@ class Instance {
   // The engine and its start, shared by the instances of one engine shape.
   // `ready` is the built engine, published once: every request asks for it, and std::call_once
   // costs a mutex round trip per call where an acquire load suffices.
+  // The last instance of a shape to go frees the engine's staging memory, and only then is
+  // freeing waited for until no stream waits on an async operation (without_async_waits):
+  // a setter whose successor keeps the engine frees nothing and so waits for nothing.
   struct EngineCell {
     std::once_flag started;
     std::unique_ptr<Engine> engine;
     std::atomic<Engine*> ready{nullptr};
+    EngineCell() = default;
+    EngineCell(const EngineCell&) = delete;
+    EngineCell& operator=(const EngineCell&) = delete;
+    ~EngineCell();
   };
 
   struct ExecutorCell {
