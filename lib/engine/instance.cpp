@@ -35,6 +35,13 @@ Instance::EngineCell::~EngineCell() {
   if (engine) without_async_waits([this] { engine.reset(); });
 }
 
+Instance::Instance(ForkedChild, const Instance& parent)
+    : asked_(parent.asked_),
+      in_force_(parent.in_force_),
+      fastpath_(parent.fastpath_),
+      engine_(std::make_shared<EngineCell>()),
+      executor_(std::make_shared<ExecutorCell>()) {}
+
 Engine& Instance::engine() {
   EngineCell& cell = *engine_;
   if (Engine* built = cell.ready.load(std::memory_order_acquire)) return *built;

@@ -32,6 +32,11 @@ class Instance {
   /// A setter's successor: `asked` edited from `before`'s. It shares `before`'s fastpath and
   /// executor, and its engine too when the engine's shape does not change.
   Instance(Config asked, const Instance& before);
+  /// The instance of a forked child in place of `parent`, the parent's: the same
+  /// configuration and fastpath, with an engine and an executor of its own (started on first
+  /// use), since the parent's threads do not exist in the child. Touches no runtime.
+  struct ForkedChild {};
+  Instance(ForkedChild, const Instance& parent);
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
