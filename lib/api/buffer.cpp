@@ -39,7 +39,8 @@ hipFileError_t register_buffer(Driver& driver, const void* buffer_base, size_t l
     if (e == hipErrorInvalidValue || e == hipErrorNotFound) return {hipFileInvalidValue, hipSuccess};
     return {hipFileHipDriverError, e};
   }
-  if (info.kind != MemKind::Device && !driver.lease()->config().allow_system_memory)
+  const std::shared_ptr<hipfile::engine::Instance> instance = driver.lease();  // none: a forked child short of memory
+  if (info.kind != MemKind::Device && (!instance || !instance->config().allow_system_memory))
     return {hipFileHipMemoryTypeInvalid, hipSuccess};
   const auto addr = reinterpret_cast<std::uintptr_t>(base);
   if (length > UINTPTR_MAX - addr) return {hipFileHipPointerRangeError, hipSuccess};

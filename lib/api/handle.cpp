@@ -28,6 +28,7 @@ hipFileError_t handle_register(hipFileHandle_t* fh, hipFileDescr_t* descr) {
     return driver.register_open([&] {
       // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
       const std::shared_ptr<hipfile::engine::Instance> instance = driver.lease();
+      if (!instance) return hipFileError_t{hipFileInternalError, hipSuccess};  // a forked child short of memory
       hipfile::fastpath::attach(instance->fastpath(), *file);
       return driver.files.insert(std::move(file), instance->config(), *fh).to_error();
     });

@@ -90,6 +90,17 @@ class FlagPool {
     } reopen{this};
     fn();
   }
+  void lock_for_fork() noexcept { mu_.lock(); }
+  /// In a child, the words armed by the parent's operations and a quiesce running on one of
+  /// its threads are the parent's: nothing here will raise or end them, so they are forgotten
+  /// (those words are never handed out again).
+  void unlock_after_fork(bool in_child) noexcept {
+    if (in_child) {
+      armed_ = 0;
+      quiet_ = false;
+    }
+    mu_.unlock();
+  }
   /// Test hook: every free word continues from `value` (to reach the wrap quickly).
   void advance_free_words(std::uint32_t value) {
     std::lock_guard lock(mu_);
@@ -366,6 +377,21 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
 }
 
 void without_async_waits(const std::function<void()>& fn) { flags().quiesce(fn); }
+
+// The order a submission takes them in: a stream's stripe, then the pool's lock.
+void async_prepare_fork() noexcept {
+  StreamTable& t = streams();
+  for (std::mutex& m : t.stripes) m.lock();
+  t.mu.lock();
+  flags().lock_for_fork();
+}
+
+void async_after_fork(bool in_child) noexcept {
+  StreamTable& t = streams();
+  flags().unlock_after_fork(in_child);
+  t.mu.unlock();
+  for (std::mutex& m : t.stripes) m.unlock();
+}
 
 void advance_flag_words_for_test(std::uint32_t value) { flags().advance_free_words(value); }
 

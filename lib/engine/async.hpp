@@ -42,6 +42,12 @@ void without_async_waits(const std::function<void()>& fn);
 /// 32-bit wrap in a few operations.
 void advance_flag_words_for_test(std::uint32_t value);
 
+/// fork() (the driver's atfork handlers): `prepare` takes the async state's locks, `after`
+/// releases them; in the child it also forgets the parent's operations in flight, which no
+/// thread of the child will ever finish.
+void async_prepare_fork() noexcept;
+void async_after_fork(bool in_child) noexcept;
+
 hipFileError_t stream_register(hipStream_t stream, unsigned flags);
 hipFileError_t stream_deregister(hipStream_t stream);
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <shared_mutex>
 
 #include "engine/inflight.hpp"
@@ -45,6 +46,13 @@ class BufferTable {
   bool remove(const void* base);
   void clear();
   std::size_t size() const;
+  /// fork(): the table's lock is held across it (the driver's atfork handlers), so that no
+  /// other thread's lookup can leave the child's table locked for good.
+  void lock_for_fork() { mu_.lock(); }
+  void unlock_after_fork() { mu_.unlock(); }
+  /// In the child the lock is made anew, not unlocked: a write lock records the thread that
+  /// took it, which the child's thread is not, so unlocking it there would undo a read lock.
+  void remake_lock_in_child() { new (&mu_) std::shared_mutex; }
 
  private:
   mutable std::shared_mutex mu_;

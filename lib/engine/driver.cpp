@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "engine/driver.hpp"
 
+#include <pthread.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <new>
 #include <string_view>
 #include <thread>
 
@@ -18,6 +22,77 @@ namespace hipfile::engine {
 Driver& Driver::get() {
   static Driver* driver = new Driver;  // intentionally leaked: see the header
   return *driver;
+}
+
+Driver::Driver() {
+  // A failure leaves fork() as it was without the handlers: a child of an open driver would
+  // then wait for the parent's threads, so it is said.
+  if (::pthread_atfork(&Driver::prepare_fork, &Driver::after_fork_in_parent, &Driver::after_fork_in_child) != 0)
+    HIPFILE_LOG(Warn, "pthread_atfork failed: a child forked while the driver is open cannot do I/O");
+}
+
+// The order of every path that takes more than one: open/close (mu_), then a table, then the
+// instance (state_mu_); the async state's locks are never taken under them.
+void Driver::prepare_fork() noexcept {
+  Driver& d = get();
+  d.mu_.lock();
+  d.files.lock_for_fork();
+  d.buffers.lock_for_fork();
+  d.state_mu_.lock();
+  async_prepare_fork();
+}
+
+void Driver::unlock_after_fork() noexcept {
+  async_after_fork(false);
+  state_mu_.unlock();
+  buffers.unlock_after_fork();
+  files.unlock_after_fork();
+  mu_.unlock();
+}
+
+void Driver::after_fork_in_parent() noexcept { get().unlock_after_fork(); }
+
+void Driver::after_fork_in_child() noexcept {
+  Driver& d = get();
+  d.adopt_in_child();
+  async_after_fork(true);
+  d.state_mu_.unlock();
+  d.buffers.remake_lock_in_child();
+  d.files.remake_lock_in_child();
+  d.mu_.unlock();
+}
+
+namespace {
+
+// The parent's instances in a child: their engines' and executors' threads do not exist here,
+// so destroying one would join threads that are not there. Kept reachable for ever.
+void keep_parents_instance(std::shared_ptr<Instance> instance) noexcept {
+  static auto* kept = new std::vector<std::shared_ptr<Instance>>;
+  try {
+    kept->push_back(std::move(instance));
+  } catch (...) {
+    // No room in the record: kept unrecorded. With no memory even for that, destroying it would
+    // join threads that are not there, which never returns: the child ends instead.
+    if (new (std::nothrow) std::shared_ptr<Instance>(std::move(instance)) == nullptr) std::abort();
+  }
+}
+
+}  // namespace
+
+// With the locks prepare_fork took, in the child (whose only thread this is).
+void Driver::adopt_in_child() noexcept {
+  for (auto& r : retired_) keep_parents_instance(std::move(r));
+  retired_.clear();
+  if (!current_) return;
+  std::shared_ptr<Instance> parents = std::move(current_);
+  try {
+    current_ = std::make_shared<Instance>(Instance::ForkedChild{}, *parents);
+  } catch (...) {
+    // No memory for the child's instance: requests find no instance and fail as on a closed
+    // driver (hipFileDriverNotInitialized and the like) rather than wait for the parent's threads.
+    current_.reset();
+  }
+  keep_parents_instance(std::move(parents));
 }
 
 void Driver::open_locked() {
@@ -65,10 +140,12 @@ void Driver::open_implicitly() {
 
 namespace {
 
-// Destroys the instances on this thread: once no request holds any of them, and while no stream
-// waits on an async operation (without_async_waits: their staging memory is freed). The tables
-// were emptied first, so only requests finishing their last step and async operations that
-// their streams have not reached yet can hold one; the wait for the latter is said once a second.
+// Destroys the instances on this thread, once no request holds any of them. The tables were
+// emptied first, so only requests finishing their last step and async operations that their
+// streams have not reached yet can hold one; the wait for the latter is said once a second. An
+// instance that frees an engine also waits until no stream waits on an async operation
+// (Instance::EngineCell); one whose engine lives on in its successor waits for nothing, so a
+// setter never waits for work its caller has yet to queue.
 void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
   if (dead.empty()) return;
   using Clock = std::chrono::steady_clock;
@@ -87,7 +164,7 @@ void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
       }
     }
   }
-  without_async_waits([&dead] { dead.clear(); });
+  dead.clear();
 }
 
 }  // namespace
@@ -153,7 +230,8 @@ Status Driver::stage(const std::function<Status(Params&)>& change) {
 
 Config Driver::effective_config() const {
   std::lock_guard lock(mu_);
-  if (refs_ > 0) return lease()->asked();
+  if (refs_ > 0)
+    if (std::shared_ptr<Instance> in_force = lease()) return in_force->asked();
   std::vector<Config::Problem> ignored;  // reported at open, not by every Get
   Config c = Config::from_environment(&ignored);
   params_.apply(c);
@@ -163,7 +241,8 @@ Config Driver::effective_config() const {
 Config Driver::properties_config() const {
   {
     std::lock_guard lock(mu_);
-    if (refs_ > 0) return lease()->config();
+    if (refs_ > 0)
+      if (std::shared_ptr<Instance> in_force = lease()) return in_force->config();
   }
   return effective_config();
 }
@@ -174,6 +253,7 @@ Status Driver::set_limit(const std::function<Status(Config&)>& live, const std::
     std::lock_guard lock(mu_);
     if (refs_ == 0) return staged(params_);
     std::shared_ptr<Instance> before = lease();
+    if (!before) return Status::of(hipFileInternalError);  // a forked child that had no memory for one
     Config c = before->asked();
     if (Status st = live(c); !st.ok()) return st;
     auto next = std::make_shared<Instance>(std::move(c), *before);

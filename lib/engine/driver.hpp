@@ -66,8 +66,17 @@ class Driver {
   BufferTable buffers;
 
  private:
-  Driver() = default;
+  Driver();
   using Instances = std::vector<std::shared_ptr<Instance>>;
+  // fork() (pthread_atfork, registered when the driver is built): the driver's locks are taken
+  // in a fixed order before it and released after it in both processes. In the child the
+  // instances are the parent's, their threads absent: they are kept, never used nor destroyed,
+  // and a copy with an engine and executor of its own serves the child.
+  static void prepare_fork() noexcept;
+  static void after_fork_in_parent() noexcept;
+  static void after_fork_in_child() noexcept;
+  void unlock_after_fork() noexcept;
+  void adopt_in_child() noexcept;
   void open_locked();
   /// Empties the tables and hands every instance to `dead`, for the caller to destroy after
   /// releasing mu_.

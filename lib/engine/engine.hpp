@@ -57,6 +57,7 @@ class Engine {
   struct Worker {
     std::thread thread;
     std::map<int, std::unique_ptr<Lane>> lanes;  // per device, created on first use
+    int current_device = -1;  // the thread's current device as this worker last set it
   };
 
   // engine.cpp: how a request is run.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -59,6 +60,13 @@ class FileTable {
   bool remove(hipFileHandle_t handle);
   /// Removes everything (last driver close).
   void clear();
+  /// fork(): the table's lock is held across it (the driver's atfork handlers), so that no
+  /// other thread's lookup can leave the child's table locked for good.
+  void lock_for_fork() { mu_.lock(); }
+  void unlock_after_fork() { mu_.unlock(); }
+  /// In the child the lock is made anew, not unlocked: a write lock records the thread that
+  /// took it, which the child's thread is not, so unlocking it there would undo a read lock.
+  void remake_lock_in_child() { new (&mu_) std::shared_mutex; }
 
  private:
   std::shared_ptr<File> take(std::uintptr_t key);  // caller holds mu_ exclusively

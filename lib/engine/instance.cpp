@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/instance.hpp"
 
+#include "engine/async.hpp"
 #include "fastpath/fastpath.hpp"
 
 namespace hipfile::engine {
@@ -29,6 +30,17 @@ Instance::Instance(Config asked, const Instance& before)
       fastpath_(before.fastpath_),
       engine_(same_engine_shape(asked_, before.asked_) ? before.engine_ : std::make_shared<EngineCell>()),
       executor_(before.executor_) {}
+
+Instance::EngineCell::~EngineCell() {
+  if (engine) without_async_waits([this] { engine.reset(); });
+}
+
+Instance::Instance(ForkedChild, const Instance& parent)
+    : asked_(parent.asked_),
+      in_force_(parent.in_force_),
+      fastpath_(parent.fastpath_),
+      engine_(std::make_shared<EngineCell>()),
+      executor_(std::make_shared<ExecutorCell>()) {}
 
 Engine& Instance::engine() {
   EngineCell& cell = *engine_;

@@ -6,7 +6,8 @@
 // and fastpath always agree. A setter makes a new instance for later requests; the driver keeps
 // the old one until no request holds it and then tears it down on a setter's or the closing
 // thread, outside the driver's locks (never on an I/O thread or in a host callback, where the
-// engine's lanes freeing pinned memory could wait on the device).
+// engine's lanes freeing pinned memory could wait on the device). Tearing down an instance
+// waits for async operations only when it frees an engine (EngineCell).
 #pragma once
 
 #include <atomic>
@@ -31,6 +32,11 @@ class Instance {
   /// A setter's successor: `asked` edited from `before`'s. It shares `before`'s fastpath and
   /// executor, and its engine too when the engine's shape does not change.
   Instance(Config asked, const Instance& before);
+  /// The instance of a forked child in place of `parent`, the parent's: the same
+  /// configuration and fastpath, with an engine and an executor of its own (started on first
+  /// use), since the parent's threads do not exist in the child. Touches no runtime.
+  struct ForkedChild {};
+  Instance(ForkedChild, const Instance& parent);
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
@@ -52,10 +58,17 @@ class Instance {
   // The engine and its start, shared by the instances of one engine shape.
   // `ready` is the built engine, published once: every request asks for it, and std::call_once
   // costs a mutex round trip per call where an acquire load suffices.
+  // The last instance of a shape to go frees the engine's staging memory, and only then is
+  // freeing waited for until no stream waits on an async operation (without_async_waits):
+  // a setter whose successor keeps the engine frees nothing and so waits for nothing.
   struct EngineCell {
     std::once_flag started;
     std::unique_ptr<Engine> engine;
     std::atomic<Engine*> ready{nullptr};
+    EngineCell() = default;
+    EngineCell(const EngineCell&) = delete;
+    EngineCell& operator=(const EngineCell&) = delete;
+    ~EngineCell();
   };
 
   struct ExecutorCell {

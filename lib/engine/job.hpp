@@ -86,11 +86,12 @@ struct Job {
     for (off_t size = first; size < chunk && at < end; size *= 2)
       for (int i = 0; i < per_round && at < end; ++i) {
         ramp_.push_back(at);
-        at = (at / size + 1) * size;
+        at = boundary_after(at, size);
       }
-    const off_t uniform = (at + chunk - 1) / chunk * chunk;
-    if (at < end && at < uniform) ramp_.push_back(at);
-    uniform_index_ = uniform / chunk;
+    // The first chunk boundary at or after `at`, as an index: its offset may lie past the
+    // largest file offset when the request ends within a chunk of it.
+    uniform_index_ = at / chunk + (at % chunk != 0 ? 1 : 0);
+    if (at < end && at % chunk != 0) ramp_.push_back(at);
     first_index_ = uniform_index_ - static_cast<off_t>(ramp_.size());
     next.store(first_index_, std::memory_order_relaxed);
     last = std::max(uniform_index_ - 1, (end - 1) / chunk);
@@ -103,7 +104,7 @@ struct Job {
   std::pair<off_t, off_t> range(off_t k) const noexcept {
     if (k < uniform_index_) {  // a ramp piece
       const auto i = static_cast<std::size_t>(k - first_index_);
-      return {ramp_[i], i + 1 < ramp_.size() ? ramp_[i + 1] : std::min(end, uniform_index_ * chunk)};
+      return {ramp_[i], i + 1 < ramp_.size() ? ramp_[i + 1] : start_of(uniform_index_)};
     }
     return {std::max(req.offset, k * chunk), k >= last ? end : (k + 1) * chunk};
   }
@@ -166,6 +167,15 @@ struct Job {
   }
 
  private:
+  // The next multiple of `size` after `at`, or `end` if that comes first: never computed past
+  // `end`, so a request ending at the largest file offset cannot overflow.
+  off_t boundary_after(off_t at, off_t size) const noexcept {
+    const off_t step = size - at % size;
+    return step >= end - at ? end : at + step;
+  }
+  // The offset of chunk k, clipped to the request's end (without forming a product past it).
+  off_t start_of(off_t k) const noexcept { return k > end / chunk ? end : std::min(end, k * chunk); }
+
   off_t first_index_;          // the first chunk's index
   off_t uniform_index_;        // the first index of uniform chunks; below it, ramp pieces
   std::vector<off_t> ramp_;    // the ramp pieces' start offsets (ramp_up)

@@ -4,6 +4,7 @@
 #include <climits>
 #include <string_view>
 
+#include "engine/batch.hpp"
 #include "engine/log.hpp"
 
 namespace hipfile::engine {
@@ -55,7 +56,9 @@ Status set_param(Config& c, hipFileSizeTConfigParameter_t p, std::size_t v) {
       c.pinned_limit = v * KiB;
       return Status::success();
     case hipFileParamPropertiesIOBatchsize:
-      if (!in(v, 1, 65536)) return invalid();
+      // hipFileDriverGetProperties reports it as max_batch_io_count: no more than a batch can
+      // hold (hipFileBatchIOSetUp refuses more, as upstream does).
+      if (!in(v, 1, Batch::kMaxEntries)) return invalid();
       c.io_batch_size = v;
       return Status::success();
     case hipFileParamPollthresholdSizeKB:

@@ -201,12 +201,21 @@ std::unique_ptr<Lane> LanePool::acquire(int device, Status& st) {
     }
     ++lanes_[device];  // counted before it exists, so that racing callers stay under the cap
   }
+  // A lane that does not come to exist (an error, or bad_alloc thrown by its creation) is
+  // uncounted again: else each such failure would shrink the cap for good, and once it reached
+  // zero every caller would wait for a lane that can never be returned.
+  struct Uncount {
+    LanePool* pool;
+    int device;
+    ~Uncount() {
+      if (pool == nullptr) return;
+      std::lock_guard lock(pool->mu_);
+      --pool->lanes_[device];
+      if (pool->waiting_ > 0) pool->returned_.notify_all();
+    }
+  } uncount{this, device};
   std::unique_ptr<Lane> lane = Lane::create(device, depth_, slot_bytes_, st, WaitMode::spin, follows_null_stream_);
-  if (!lane) {
-    std::lock_guard lock(mu_);
-    --lanes_[device];
-    if (waiting_ > 0) returned_.notify_all();
-  }
+  if (lane) uncount.pool = nullptr;
   return lane;
 }
 

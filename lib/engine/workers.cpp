@@ -145,9 +145,23 @@ off_t Engine::parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexc
                                                     std::min(kMinParallelChunk, chunk_), chunk_));
 }
 
+namespace {
+
+// Worker threads belong to the library: they stay on the device of the job they serve, so that
+// what a job does in the current device's context (pinning page-cache pages on the mapped path)
+// is done in its device's. Asked of the runtime only when the device changes.
+void serve_device(int& current, int device) noexcept {
+  if (current != device && gpu::set_device(device) == hipSuccess) current = device;
+}
+
+}  // namespace
+
 Lane* Engine::worker_lane(Worker& w, int device, Status& st, bool& made) {
   auto it = w.lanes.find(device);
-  if (it != w.lanes.end() && !it->second->poisoned()) return it->second.get();
+  if (it != w.lanes.end() && !it->second->poisoned()) {
+    serve_device(w.current_device, device);
+    return it->second.get();
+  }
   if (it != w.lanes.end()) {
     release_lane(std::move(it->second));  // its memory may still be in use: replaced, not reused
     w.lanes.erase(it);
@@ -156,8 +170,8 @@ Lane* Engine::worker_lane(Worker& w, int device, Status& st, bool& made) {
       Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.wait);
   if (!lane) return nullptr;
   made = true;
-  // Worker threads belong to the library: leave them on the device they serve most recently.
-  (void)gpu::set_device(device);
+  w.current_device = -1;  // creating the lane may have switched devices (DeviceGuard)
+  serve_device(w.current_device, device);
   return w.lanes.emplace(device, std::move(lane)).first->second.get();
 }
 

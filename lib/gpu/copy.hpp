@@ -43,7 +43,9 @@ inline hipError_t alloc_pinned(void*& host, std::size_t bytes) noexcept {
 inline hipError_t free_pinned(void* host) noexcept { return hipHostFree(host); }
 
 /// Pins existing memory (whole pages) for the device to read only: page-cache pages of a
-/// read-only mapping. Unpinned with unregister_host.
+/// read-only mapping. The pin belongs to the current device's context (it is not portable), so
+/// the caller makes the reading device current first (the engine's workers stay on their job's
+/// device). Unpinned with unregister_host.
 inline hipError_t register_read_only(void* host, std::size_t bytes) noexcept {
   constexpr unsigned kRegisterReadOnly = 0x8;  // hipHostRegisterReadOnly: HIP's and CUDA's value
   return hipHostRegister(host, bytes, kRegisterReadOnly);

@@ -87,8 +87,9 @@ hipError_t alloc_host_mapped(std::size_t bytes, void*& host, void*& device) noex
 void free_host_mapped(void* host) noexcept;
 
 /// Makes `stream` wait until the 32-bit word at `device_word` is >= value (hipStreamWaitValueGte).
-/// An error means the stream takes no wait (e.g. the device lacks stream memory operations);
-/// the caller falls back to a blocking host function.
+/// An error means the stream takes no wait (e.g. the device lacks stream memory operations):
+/// the async submission then cancels its operation and fails (hipFileAsyncNotSupported for
+/// hipErrorNotSupported); nothing waits in a host function instead.
 hipError_t stream_wait_geq32(hipStream_t stream, void* device_word, std::uint32_t value) noexcept;
 
 }  // namespace hipfile::gpu

@@ -54,3 +54,27 @@ TEST_CASE("bad_alloc making a worker's lane fails the request, and the engine re
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
   CHECK(to_host(mem.get(), n) == pattern(n, 81));
 }
+
+TEST_CASE("bad_alloc making a caller's lane gives its place back: inline requests never wait for ever",
+          "[alloc]") {
+  ClosedDriver guard;
+  const std::size_t n = 4096;  // inline: a lane from the caller's pool
+  TempFile f(n, 82);
+  Registered r(f.path(), O_RDONLY);
+  DeviceMem mem(n);
+  // Many more failures than the pool has lanes (at most 16 per pool): each one that kept its
+  // count would shrink the pool for good, and the read after them would wait for a lane.
+  constexpr int kFailures = 64;
+  g_failed = 0;
+  g_fail_lanes = true;
+  int refused = 0;
+  for (int i = 0; i < kFailures; ++i) refused += hipFileRead(r.handle, mem.get(), n, 0, 0) == -hipFileInternalError;
+  g_fail_lanes = false;
+  CHECK(g_failed.load() == kFailures);
+  CHECK(refused == kFailures);
+  ::alarm(60);  // a pool that lost its lanes waits for ever: the alarm ends the process, a failure
+  const ssize_t got = hipFileRead(r.handle, mem.get(), n, 0, 0);
+  ::alarm(0);
+  REQUIRE(got == static_cast<ssize_t>(n));
+  CHECK(to_host(mem.get(), n) == pattern(n, 82));
+}

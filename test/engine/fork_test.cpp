@@ -2,7 +2,9 @@
 // Library threads belong to the driver instance: the engine's workers and the executor of async
 // and batch I/O are started by an open and joined by its last close. So a process that closed
 // the driver has no library thread left, and a child forked after that close opens the driver
-// again and runs every path (workers, executor) with threads of its own.
+// again and runs every path (workers, executor) with threads of its own. A child forked with
+// the driver open gets an instance of its own (the driver's atfork handlers), whose workers and
+// executor start in the child, so it reads too; the parent kills a child that hangs.
 //
 // platform=cpu only (test/engine/meson.build): CUDA and ROCm do not support using the runtime in
 // a child forked after the parent initialised it, whatever the library does.
@@ -14,7 +16,13 @@
 
 #ifdef __HIP_PLATFORM_CPU__
 
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <thread>
 #include <vector>
+
+#include <hipfile++/hipfile.hpp>
 
 #include "../c_api/helpers.hpp"
 
@@ -56,7 +64,109 @@ std::string read_both_ways(const TempFile& f, std::size_t n, std::uint64_t seed,
   return failed;
 }
 
+// One large read (the workers) and one async read of the same size (the executor) through
+// `fh`, checked byte for byte. Returns what went wrong, or "" when nothing did.
+std::string read_through(hipFileHandle_t fh, std::size_t n, std::uint64_t seed) {
+  DeviceMem mem(n);
+  if (hipFileRead(fh, mem.get(), n, 0, 0) != static_cast<ssize_t>(n) || to_host(mem.get(), n) != pattern(n, seed))
+    return "read";
+  (void)hipMemset(mem.get(), 0, n);
+  hipStream_t stream = nullptr;
+  if (hipStreamCreate(&stream) != hipSuccess) return "stream";
+  std::size_t size = n;
+  hoff_t file_offset = 0, buffer_offset = 0;
+  ssize_t bytes = -1;
+  std::string failed;
+  if (hipFileReadAsync(fh, mem.get(), &size, &file_offset, &buffer_offset, &bytes, stream).err != hipFileSuccess ||
+      hipStreamSynchronize(stream) != hipSuccess || bytes != static_cast<ssize_t>(n) ||
+      to_host(mem.get(), n) != pattern(n, seed))
+    failed = "async read";
+  (void)hipStreamDestroy(stream);
+  return failed;
+}
+
+// In a child forked with the driver open: reads through the handle registered by the parent and
+// through one registered here, then the closes. Its exit status is 0 when all of it worked.
+int child_with_open_driver(hipFileHandle_t inherited, const TempFile& f, std::size_t n, std::uint64_t seed) {
+  if (!read_through(inherited, n, seed).empty()) return 2;
+  const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+  hipFileHandle_t mine = nullptr;
+  if (fd < 0 || register_fd(fd, &mine).err != hipFileSuccess) return 3;
+  const bool read = read_through(mine, n, seed).empty();
+  hipFileHandleDeregister(mine);
+  ::close(fd);
+  if (!read) return 4;
+  hipFileHandleDeregister(inherited);
+  if (hipFileDriverClose().err != hipFileSuccess || hipFileUseCount() != 0) return 5;
+  return 0;
+}
+
+// The same through the C++ layer, with a File opened in the child: a sync read and an AsyncIo.
+int child_through_cxx(const TempFile& f, std::size_t n, std::uint64_t seed) {
+  hipfile::Result<hipfile::File> file = hipfile::File::open(f.path(), O_RDONLY);
+  if (!file) return 6;
+  DeviceMem mem(n);
+  const std::span<std::byte> dst(mem.bytes(), n);
+  hipfile::Result<std::size_t> got = file->read(dst, 0);
+  if (!got || *got != n || to_host(mem.get(), n) != pattern(n, seed)) return 7;
+  (void)hipMemset(mem.get(), 0, n);
+  hipStream_t stream = nullptr;
+  if (hipStreamCreate(&stream) != hipSuccess) return 8;
+  int failed = 0;
+  {
+    hipfile::Result<hipfile::AsyncIo> op = hipfile::AsyncIo::read(*file, dst, 0, stream);
+    hipfile::Result<std::size_t> bytes = op ? op->get() : hipfile::Result<std::size_t>(0);
+    if (!op || !bytes || *bytes != n || to_host(mem.get(), n) != pattern(n, seed)) failed = 9;
+  }
+  (void)hipStreamDestroy(stream);
+  return failed;
+}
+
+// Waits for `child` up to `deadline`; a child still running then is killed. Its wait status.
+int wait_or_kill(pid_t child, std::chrono::seconds deadline) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child) return status;
+    if (done < 0 || std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(child, SIGKILL);
+  (void)::waitpid(child, &status, 0);
+  return status;
+}
+
 }  // namespace
+
+TEST_CASE("A child forked with the driver open reads with threads of its own", "[fork]") {
+  ClosedDriver guard;
+  const std::size_t n = 64 * kMiB;  // the workers take it
+  TempFile f(n, 7);
+  REQUIRE(hipFileDriverOpen().err == hipFileSuccess);
+  const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  hipFileHandle_t fh = nullptr;
+  REQUIRE(register_fd(fd, &fh).err == hipFileSuccess);
+  // The parent's workers and executor run now: the child inherits an engine whose threads it
+  // lacks, which before the fork handlers made its first large read wait for ever.
+  REQUIRE(read_through(fh, n, 7).empty());
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The C++ layer first, while the driver is still open from the parent's open.
+    const int cxx = child_through_cxx(f, n, 7);
+    ::_exit(cxx != 0 ? cxx : child_with_open_driver(fh, f, n, 7));
+  }
+  const int status = wait_or_kill(child, std::chrono::seconds(60));
+  CAPTURE(WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  REQUIRE(WIFEXITED(status));  // killed at the deadline: the child hung
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(read_through(fh, n, 7).empty());  // and the parent's engine still works
+  hipFileHandleDeregister(fh);
+  ::close(fd);
+  CHECK(hipFileDriverClose().err == hipFileSuccess);
+}
 
 TEST_CASE("The last close joins the engine's and the executor's threads", "[fork][threads]") {
   ClosedDriver guard;
