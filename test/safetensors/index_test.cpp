@@ -181,7 +181,7 @@ TEST_CASE("shard names must be plain relative paths inside the index's folder") 
   auto c = sts::Checkpoint::open(index);
   REQUIRE_FALSE(c);
   CHECK(c.error().code() == Errc::missing_shard);
-  CHECK(c.error().message() == index + ": tensor 'w': shard '" + (s.dir / "\\x1B[2J..safetensors") +
+  CHECK(c.error().message() == index + ": tensor 'w': shard '" + (s.dir / "\\x1b[2J..safetensors") +
                                    "' cannot be opened: No such file or directory (ENOENT)");
 }
 

@@ -111,13 +111,13 @@ inline std::string printable(std::string_view s, std::size_t limit = kMessageNam
     if (len == 2) cp = ((p[i] & 0x1Fu) << 6) | (p[i + 1] & 0x3Fu);
     if (len == 3) cp = ((p[i] & 0x0Fu) << 12) | ((p[i + 1] & 0x3Fu) << 6) | (p[i + 2] & 0x3Fu);
     if (len == 0 || (len == 1 && (cp < 0x20 || cp == 0x7F))) {
-      std::snprintf(buf, sizeof buf, "\\x%02X", p[i]);
+      std::snprintf(buf, sizeof buf, "\\x%02x", p[i]);
       out += buf;
       ++i;
       continue;
     }
     if (is_format_control(cp)) {
-      std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned>(cp));
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
       out += buf;
     } else {
       out.append(s.data() + i, len);

@@ -82,7 +82,7 @@ std::vector<Case> cases() {
       {"bom.safetensors", Errc::header_not_object, ": header starts with byte 0xEF, not '{' (a UTF-8 byte-order mark)"},
       {"leading-space.safetensors", Errc::header_not_object, ": header starts with byte 0x20, not '{'"},
       {"escape-in-name.safetensors", Errc::size_mismatch,
-       ": tensor '\\x1B]0;pwned\\x07\\x1B[2J': shape [3] of F32 is 12 bytes, but data_offsets [0, 16] hold 16"},
+       ": tensor '\\x1b]0;pwned\\x07\\x1b[2J': shape [3] of F32 is 12 bytes, but data_offsets [0, 16] hold 16"},
       {"long-name.safetensors", Errc::size_mismatch, ": tensor '" + n160 + "... (5000 bytes)': shape [3] of F32"},
       {"long-dtype.safetensors", Errc::unknown_dtype, ": tensor 'w': unknown dtype \"" + f160 + "... (5000 bytes)\""},
       {"long-token-syntax-error.safetensors", Errc::invalid_json,
