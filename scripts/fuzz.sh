@@ -37,20 +37,26 @@ trap 'rm -rf "$work"' EXIT
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export HIPFILE_TEST_DIR=${HIPFILE_TEST_DIR:-$work}
 
-# The options of target $1: what ASan may report, and the longest input. The C API keeps
-# poisoned lanes and retired flag words on purpose, so leak checking is off there; the
-# safetensors targets free everything per input, so a leak is a finding. Their inputs may reach
-# 256 KiB so that nesting deep enough to exhaust the stack can be built.
+# The options of target $1: what ASan may report, and input lengths. The C API keeps poisoned
+# lanes and retired flag words on purpose, so leak checking is off there; the safetensors
+# targets free everything per input, so a leak is a finding. Their inputs may reach 256 KiB at
+# once (no gradual length limit), so that nesting deep enough to exhaust the stack can be built.
 target_env() {
   case $1 in
     c_api) echo "detect_leaks=0" ;;
     *) echo "detect_leaks=1" ;;
   esac
 }
-max_len() {
+length_args() {
   case $1 in
-    c_api) echo 4096 ;;
-    *) echo 262144 ;;
+    c_api) echo "-max_len=4096" ;;
+    *) echo "-max_len=262144 -len_control=0" ;;
+  esac
+}
+stack_kb() {
+  case $1 in
+    c_api) ulimit -s ;;
+    *) echo "${FUZZ_STACK_KB:-1024}" ;;
   esac
 }
 
@@ -61,7 +67,7 @@ run_target() {
   local findings=${FUZZ_FINDINGS:-$build/fuzz-findings}/$t
   mkdir -p "$corpus" "$findings" "$work/$t/tmp"
   cp "test/fuzz/corpus-$t"/* "$corpus/"
-  local args=(-timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -max_len="$(max_len "$t")"
+  local args=(-timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" $(length_args "$t")
               -artifact_prefix="$findings/" -print_final_stats=1)
   [ -f "test/fuzz/$t.dict" ] && args+=(-dict="test/fuzz/$t.dict")
   if [ "${FUZZ_REPLAY:-0}" = 1 ]; then
@@ -73,8 +79,8 @@ run_target() {
   fi
   local before
   before=$(find "$findings" -type f | wc -l)
-  TMPDIR=$work/$t/tmp ASAN_OPTIONS=${ASAN_OPTIONS:-$(target_env "$t")} \
-    "$exe" "${args[@]}" "$corpus" > "$log" 2>&1
+  (ulimit -s "$(stack_kb "$t")" && TMPDIR=$work/$t/tmp ASAN_OPTIONS=${ASAN_OPTIONS:-$(target_env "$t")} \
+    exec "$exe" "${args[@]}" "$corpus") > "$log" 2>&1
   local rc=$?
   report "$t" "$rc" "$log" "$findings" "$before" "$exe"
 }
@@ -85,20 +91,22 @@ report() {
   local t=$1 rc=$2 log=$3 findings=$4 before=$5 exe=$6
   local runs cov ft size new
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
+  [ -n "$runs" ] || runs=$(grep -o '^#[0-9]*' "$log" | tail -n 1 | tr -d '#')  # no final stats after a crash
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*')
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*')
   size=$(grep -o 'corp: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*')
   new=$(( $(find "$findings" -type f | wc -l) - before ))
   if [ "$rc" -ne 0 ] || [ "$new" -ne 0 ]; then
-    grep -E -m 3 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|invariant broken' "$log"
-    tail -n 40 "$log" | grep -E '^ *#[0-9]+ ' | head -n 12
+    grep -E -m 3 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|invariant broken|^SUMMARY' "$log"
+    grep -E -m 6 '^ +#[0-5] ' "$log" | cut -c 1-200  # the innermost frames of the first report
   fi
   echo "fuzz $t: ${runs:-0} executions, cov ${cov:-0}, ft ${ft:-0}, corpus ${size:-0}, $new findings (exit $rc)"
   local f
   for f in $(grep -o 'Test unit written to .*' "$log" | sed 's/^Test unit written to //' | sort -u); do
     echo "finding: $f"
-    echo "  reproduce: ASAN_OPTIONS=$(target_env "$t") $exe $f"
-    echo "  minimise:  ASAN_OPTIONS=$(target_env "$t") $exe -minimize_crash=1 -max_total_time=60 -exact_artifact_path=$f.min $f"
+    local run="ulimit -s $(stack_kb "$t"); ASAN_OPTIONS=$(target_env "$t") $exe"
+    echo "  reproduce: ($run $f)"
+    echo "  minimise:  ($run -minimize_crash=1 -max_total_time=60 -exact_artifact_path=$f.min $f)"
   done
   [ "$rc" -eq 0 ] && [ "$new" -eq 0 ]
 }
