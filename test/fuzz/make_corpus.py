@@ -102,6 +102,8 @@ INDEXES = {
     "one-shard": {"weight_map": {"layer.1.weight": SHARD2}},
     "metadata-kinds": {"metadata": {"total_size": 36, "format": "pt", "nested": {"a": [1, 2]}},
                        "weight_map": {"embed.weight": SHARD1}},
+    "metadata-arrays": {"metadata": {"total_size": 36, "shapes": [[2, 2], [[3]]]},
+                        "weight_map": {"embed.weight": SHARD1, "scalar": SHARD2}},
     "wrong-shard": {"weight_map": {"embed.weight": SHARD2}},
     "not-in-shard": {"weight_map": {"absent": SHARD1}},
     "missing-shard": {"weight_map": {"x": "model-00003-of-00003.safetensors"}},
@@ -119,10 +121,20 @@ INDEXES = {
 }
 
 
+def nested(depth):
+    value = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 def index_corpus():
     os.makedirs(os.path.join(HERE, "corpus-index"), exist_ok=True)
-    for name, doc in INDEXES.items():
-        write("corpus-index", name, json.dumps(doc, indent=2).encode())
+    # Metadata rendering recurses only past the depth that reading the shards reaches anyway, so
+    # a deeper stack there counts as new coverage (stack-depth) only from about this nesting on.
+    INDEXES["metadata-nested"] = {"metadata": {"nested": nested(100)}, "weight_map": {"scalar": SHARD2}}
+    for name, doc in INDEXES.items():  # compact: indenting deep nesting grows as its square
+        write("corpus-index", name, json.dumps(doc, separators=(",", ":")).encode())
     write("corpus-index", "duplicate-key",
           ('{"weight_map":{"embed.weight":"%s","embed.weight":"%s"}}' % (SHARD1, SHARD1)).encode())
     write("corpus-index", "not-json", b'{"weight_map":')
