@@ -9,6 +9,7 @@
 #   FUZZ_TARGET=header FUZZ_SECONDS=600 scripts/fuzz.sh   # one target (or a space-separated list)
 #   FUZZ_TARGET=header FUZZ_RUNS=10000000 scripts/fuzz.sh # a run count instead of a time
 #   FUZZ_REPLAY=1 scripts/fuzz.sh                         # every corpus input once, nothing new
+#   FUZZ_ARGS="-fork=2 -ignore_crashes=1" ...             # more libFuzzer options (here: go on past crashes)
 # Prints one line per target, "fuzz TARGET: N executions, cov C, ft F, corpus K, M findings
 # (exit R)", and exits non-zero on any crash, sanitizer report, leak, timeout or out-of-memory.
 # A finding is kept in FUZZ_FINDINGS (default BUILD/fuzz-findings/TARGET/), and the commands
@@ -67,9 +68,11 @@ run_target() {
   local findings=${FUZZ_FINDINGS:-$build/fuzz-findings}/$t
   mkdir -p "$corpus" "$findings" "$work/$t/tmp"
   cp "test/fuzz/corpus-$t"/* "$corpus/"
-  local args=(-timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" $(length_args "$t")
+  local extra args=(-timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" $(length_args "$t")
               -artifact_prefix="$findings/" -print_final_stats=1)
   [ -f "test/fuzz/$t.dict" ] && args+=(-dict="test/fuzz/$t.dict")
+  read -r -a extra <<< "${FUZZ_ARGS:-}"
+  args+=("${extra[@]}")
   if [ "${FUZZ_REPLAY:-0}" = 1 ]; then
     args+=(-runs=0)  # every input once (to load the corpus), then stop: deterministic
   elif [ -n "${FUZZ_RUNS:-}" ]; then
