@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer target for the path Python's hipfile.safetensors.load takes
+// (python/src/safetensors.cpp): Checkpoint::open of a .safetensors file made from the input,
+// then load() onto hip-cpu device 0. The first input byte picks how the file is made: odd, the
+// rest verbatim (the length prefix fuzzed too); even, framed from the rest split at its first
+// NUL into header text and data (st_fuzz.hpp). A checkpoint that opens must load (nothing
+// changes the file in between), and every loaded tensor must hold exactly the file's bytes.
+#include <hip/hip_runtime_api.h>
+#include <hipfile++/hipfile.hpp>
+
+#include "st_fuzz.hpp"
+
+namespace {
+
+namespace st = fuzz::st;
+
+struct World {
+  hipfile::Driver driver;
+  std::string path;
+};
+
+const World& world() {
+  static World* w = [] {
+    auto driver = hipfile::Driver::open();
+    if (!driver) fuzz::broken("hipfile::Driver::open: " + driver.error().message());
+    // Never destroyed: libFuzzer may exit from any thread, and the runtime outlives the run.
+    return new World{std::move(*driver), fuzz::private_dir("load-fuzz") + "/fuzz.safetensors"};
+  }();
+  return *w;
+}
+
+void check_tensor(const st::LoadedTensor& l, const st::Checkpoint& c, std::string_view file) {
+  const st::TensorInfo* t = c.find(l.name);
+  fuzz::require(t != nullptr, "loaded tensor '" + l.name + "' is not in the checkpoint");
+  fuzz::require(l.dtype == t->dtype && l.shape == t->shape && l.bytes == t->bytes() && l.device == 0,
+                "loaded tensor '" + l.name + "' is described otherwise than in the header");
+  fuzz::require((l.data == nullptr) == (l.bytes == 0), "tensor '" + l.name + "': data is null exactly when empty");
+  if (l.bytes == 0) return;
+  fuzz::require(t->file_offset + l.bytes <= file.size(), "tensor '" + l.name + "' lies past the end of the file");
+  std::string host(l.bytes, '\0');
+  fuzz::require(hipMemcpy(host.data(), l.data, l.bytes, hipMemcpyDeviceToHost) == hipSuccess, "hipMemcpy");
+  fuzz::require(host == file.substr(t->file_offset, l.bytes), "tensor '" + l.name + "' holds other bytes than the file");
+}
+
+void open_and_load(std::string_view file, std::size_t input_size) {
+  const World& w = world();
+  fuzz::write_file(w.path, file);
+  auto c = st::Checkpoint::open(w.path);
+  if (!c) return fuzz::check_error(c.error(), input_size);
+  fuzz::check_tiling(c->tensors(), c->shards().at(0).size - c->shards().at(0).data_start);
+  st::LoadOptions options;
+  options.device = 0;
+  auto loaded = st::load(*c, options);
+  if (!loaded) fuzz::broken("a checkpoint that opened does not load: " + loaded.error().message());
+  fuzz::require(loaded->tensors().size() == c->tensors().size(), "load() did not load every tensor");
+  for (const auto& l : loaded->tensors()) check_tensor(l, *c, file);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view rest(reinterpret_cast<const char*>(data + 1), size - 1);
+  if (data[0] % 2 == 1) open_and_load(rest, size);
+  else open_and_load(fuzz::framed_file(fuzz::split_at_nul(rest)), size);
+  return 0;
+}
