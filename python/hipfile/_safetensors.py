@@ -189,7 +189,9 @@ def save_safetensors(tensors, path, metadata=None):
     """Writes tensors (a dict of name to torch tensor, CuPy/NumPy array or hipfile.Tensor, in
     device or host memory, C-contiguous) to path as a .safetensors file readable by the
     safetensors package. metadata: a dict of str to str stored as __metadata__. The file is
-    written under a temporary name and renamed when complete. path: str, bytes or os.PathLike."""
+    written under a temporary name, synced to disk and renamed when complete (so neither a
+    failure nor a power loss leaves a partial file under path); an existing file's permission
+    bits are kept. path: str, bytes or os.PathLike."""
     _require()
     if not isinstance(tensors, Mapping):
         raise TypeError(f"hipfile: tensors must be a mapping of str to tensors, not {type(tensors).__name__}")

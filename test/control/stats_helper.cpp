@@ -12,7 +12,10 @@
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   int count = 0;
-  if (hipGetDeviceCount(&count) != hipSuccess || count == 0) return 77;  // SKIP: no device
+  if (hipGetDeviceCount(&count) != hipSuccess || count == 0) {
+    std::puts("SKIP: the HIP runtime reports no device");
+    return 77;
+  }
   const size_t n = 1u << 20;
   int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   void* dev = nullptr;

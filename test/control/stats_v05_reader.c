@@ -70,7 +70,10 @@ static int run(const char *path) {
 
 int main(void) {
     int count = 0;
-    if (hipGetDeviceCount(&count) != hipSuccess || count == 0) return 77;
+    if (hipGetDeviceCount(&count) != hipSuccess || count == 0) {
+        puts("SKIP: the HIP runtime reports no device");
+        return 77;
+    }
     const char *dir = getenv("HIPFILE_TEST_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/hipfile-stats-v05-reader.%d", dir && *dir ? dir : "/var/tmp", (int)getpid());
