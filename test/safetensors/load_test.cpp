@@ -408,3 +408,47 @@ TEST_CASE("threads that cannot be started leave the work to the ones that were")
     CHECK(std::all_of(done.begin(), done.end(), [](const std::atomic<int>& d) { return d == 1; }));
   }
 }
+
+TEST_CASE("placement over two devices: one allocation and one read per shard and device", "[environment]") {
+  int devices = 0;
+  REQUIRE(hipGetDeviceCount(&devices) == hipSuccess);
+  if (devices < 2)
+    HIPFILE_SKIP("needs two devices, the HIP runtime reports " + std::to_string(devices) +
+                 " (hip-cpu: HIPCPU_DEVICE_COUNT=2)");
+  TempDir dir;
+  const Made first = make_checkpoint(dir / "a.safetensors", {{"l0", Dtype::F32, {100}}, {"l1", Dtype::F32, {101}},
+                                                             {"l2", Dtype::F16, {33}}, {"l3", Dtype::I64, {0}}});
+  const Made second = make_checkpoint(dir / "b.safetensors", {{"l4", Dtype::BF16, {77}}, {"l5", Dtype::U8, {1}}}, 5);
+  auto driver = hipfile::Driver::open();
+  REQUIRE(driver);
+  const std::vector<std::string> paths = {dir / "a.safetensors", dir / "b.safetensors"};
+  auto c = sts::Checkpoint::open(paths);
+  REQUIRE(c);
+  sts::LoadOptions o;
+  o.placement = [](const sts::TensorInfo& t) { return (t.name.back() - '0') % 2; };  // l0 → 0, l1 → 1, ...
+  const std::uint64_t before = read_requests();
+  auto loaded = sts::load(*c, o);
+  REQUIRE(loaded);
+  // a: l0, l2 on 0 (l1 between them is read as a gap), l1 on 1; b: l4 on 0, l5 on 1.
+  CHECK(read_requests() - before == 4);
+  CHECK(loaded->allocations().size() == 4);
+  for (const auto& t : loaded->tensors()) {
+    INFO(t.name);
+    CHECK(t.device == (t.name.back() - '0') % 2);
+    if (t.bytes) {
+      hipPointerAttribute_t attr{};
+      REQUIRE(hipPointerGetAttributes(&attr, t.data) == hipSuccess);
+      CHECK(attr.device == t.device);
+    }
+    CHECK(host_bytes(t) == (t.name < "l4" ? first : second).at(t.name));
+  }
+  for (const auto& a : loaded->allocations()) CHECK(a.device == (&a - loaded->allocations().data()) % 2);
+
+  o.placement = [](const sts::TensorInfo& t) { return t.name == "l5" ? 2 : 0; };
+  const int live = live_device_allocations();
+  auto bad = sts::load(*c, o);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code() == Errc::invalid_argument);
+  CHECK(bad.error().message() == paths[1] + ": tensor 'l5': device 2 does not exist (2 found)");
+  CHECK(live_device_allocations() == live);
+}
