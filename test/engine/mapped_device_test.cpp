@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
+#include "all_resident.hpp"
 
 using namespace hipfile::test;
 
@@ -26,7 +27,6 @@ constexpr unsigned kReadOnly = 0x8;  // hipHostRegisterReadOnly: the mapped path
 
 std::mutex g_mu;
 std::vector<int> g_pin_devices;  // the current device at each read-only pin
-std::atomic<bool> g_all_resident{false};
 }  // namespace
 
 extern "C" hipError_t hipHostRegister(void* host, size_t bytes, unsigned int flags) {
@@ -39,19 +39,6 @@ extern "C" hipError_t hipHostRegister(void* host, size_t bytes, unsigned int fla
     g_pin_devices.push_back(device);
   }
   return real(host, bytes, flags);
-}
-
-// The mapped path is taken for resident files only: a busy machine may evict a file just
-// written, so every page is reported resident (the data still comes from the file).
-extern "C" int mincore(void* addr, size_t length, unsigned char* vec) {
-  using Real = int (*)(void*, size_t, unsigned char*);
-  static Real real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "mincore"));
-  const int rc = real(addr, length, vec);
-  if (rc == 0 && g_all_resident) {
-    const long page = ::sysconf(_SC_PAGESIZE);
-    for (size_t i = 0; i < (length + page - 1) / page; ++i) vec[i] |= 1;
-  }
-  return rc;
 }
 
 namespace {
@@ -77,7 +64,7 @@ TEST_CASE("A worker pins a mapped read's pages on the read's device", "[mapped][
   ClosedDriver guard;
   // One worker: it makes a lane for device 0, then for device 1, then serves device 0 again.
   ScopedEnv env({{"HIPFILE_THREADS", "1"}, {"HIPFILE_MAP_WORKERS", "1"}});
-  g_all_resident = true;
+  AllResident cached;  // the mapped path is taken for resident files only
   const std::size_t n = 40 * kMiB;
   TempFile f(n, 41);
   Registered r(f.path(), O_RDONLY);
@@ -87,7 +74,6 @@ TEST_CASE("A worker pins a mapped read's pages on the read's device", "[mapped][
     REQUIRE_FALSE(pins.empty());  // the mapped path was taken
     for (int pinned_on : pins) CHECK(pinned_on == device);
   }
-  g_all_resident = false;
 }
 
 #endif

@@ -10,12 +10,11 @@
 
 #include "../c_api/helpers.hpp"
 #include "sys/page_cache.hpp"
+#include "all_resident.hpp"
 #include "trace_file.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
 #include <hip/hip_cpu.h>
-
-#include <dlfcn.h>
 
 #include <atomic>
 
@@ -23,33 +22,6 @@ using namespace hipfile::test;
 
 namespace {
 constexpr std::size_t kMiB = 1u << 20;
-
-// Whether the engine takes the mapped path depends on mincore(2): on a busy machine a file
-// just written can lose pages to reclaim before the read, and the test would see a staged
-// read. The cases that expect the mapped path therefore make mincore report every page
-// resident (the data still comes from the file: mapping faults in whatever was evicted), and
-// the cold case uses the real answer. This definition interposes on libc's for the static
-// core linked into this executable.
-std::atomic<bool> g_all_resident{false};
-
-struct AllResident {
-  AllResident() { g_all_resident = true; }
-  ~AllResident() { g_all_resident = false; }
-};
-}  // namespace
-
-extern "C" int mincore(void* addr, size_t length, unsigned char* vec) {
-  using Real = int (*)(void*, size_t, unsigned char*);
-  static Real real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "mincore"));
-  const int rc = real(addr, length, vec);
-  if (rc == 0 && g_all_resident) {
-    const long page = ::sysconf(_SC_PAGESIZE);
-    for (size_t i = 0; i < (length + page - 1) / page; ++i) vec[i] |= 1;
-  }
-  return rc;
-}
-
-namespace {
 
 // Reads [off, off + len) of `path` into the middle of a canary-filled device allocation and
 // checks the canaries and the bytes. Returns the read's result.
