@@ -61,14 +61,15 @@ hot="--file $file --file-size $size -s $size -b ${BLOCK:-1G} -t 1 -n 5"
 "$io" --file "$file" --file-size "$size" --create -s 1G -b 1G -n 1 --baselines none > /dev/null 2>&1
 
 if want threads; then
-    # Engine threads at the default 2 MiB chunks, spinning (HIP's default) or sleeping waits.
+    # Engine threads under each way of waiting for copies (HIPFILE_WAIT): the rate and the CPU
+    # it costs move apart with the worker count.
     for t in 8 12 14 15 16; do
-        for b in 0 1; do
-            run "hot threads=$t blocking=$b" HIPFILE_BLOCKING_WAIT=$b -- $hot --engine-threads $t --baselines copy
+        for w in poll spin block; do
+            run "hot threads=$t wait=$w" HIPFILE_WAIT=$w -- $hot --engine-threads $t --baselines copy
         done
     done
     run "hot one $size call" -- --file "$file" --file-size "$size" -s "$size" -b "$size" -t 1 -n 5 --baselines none
-    run "hot one $size call blocking" HIPFILE_BLOCKING_WAIT=1 -- --file "$file" --file-size "$size" -s "$size" -b "$size" -t 1 -n 5 --baselines none
+    run "hot one $size call blocking" HIPFILE_WAIT=block -- --file "$file" --file-size "$size" -s "$size" -b "$size" -t 1 -n 5 --baselines none
 fi
 if want chunk; then
     for cd in 512k:4 1M:2 1M:4 2M:3 4M:2 8M:2; do
@@ -103,12 +104,12 @@ if want write; then
     run "write direct chunk=8M" HIPFILE_CHUNK_SIZE=8M -- $w --direct
 fi
 if want mapped; then
-    # Few threads: staged only, or with the mapped path (1 or 2 workers pinning page-cache pages).
-    for t in 1 4 8; do
+    # Few threads: staged only, or as the read-path tuner chooses among mapped and staged (the
+    # mapped path's shape is fixed; the tuner is what is left to compare against staging).
+    for t in 1 2 3 4 8; do
         run "hot t=$t staged" HIPFILE_MAPPED_READS=0 -- $hot --engine-threads $t --baselines copy
-        run "hot t=$t mapped1" HIPFILE_MAP_MAX_THREADS=64 HIPFILE_MAP_WORKERS=1 -- $hot --engine-threads $t --baselines copy
-        run "hot t=$t mapped2" HIPFILE_MAP_MAX_THREADS=64 HIPFILE_MAP_WORKERS=2 -- $hot --engine-threads $t --baselines copy
-        run "hot t=$t staged blocking" HIPFILE_MAPPED_READS=0 HIPFILE_BLOCKING_WAIT=1 -- $hot --engine-threads $t --baselines copy
+        run "hot t=$t tuned" -- $hot --engine-threads $t --baselines copy
+        run "hot t=$t staged blocking" HIPFILE_MAPPED_READS=0 HIPFILE_WAIT=block -- $hot --engine-threads $t --baselines copy
     done
 fi
 if want cold; then

@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <iterator>
+#include <string_view>
 #include <thread>
 
 #include "engine/env.hpp"
@@ -103,6 +106,45 @@ std::string Config::log_path() const {
 
 namespace {
 
+std::atomic<void (*)(Config&)> g_adjust_for_test{nullptr};
+
+// The variables from_environment reads: doc/configuration.md describes each, and the two lists
+// change together.
+constexpr const char* kSettings[] = {
+    "HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_STAGING_DEPTH", "HIPFILE_INLINE_THRESHOLD",
+    "HIPFILE_MAX_PINNED_MEMORY", "HIPFILE_PARALLEL_IO", "HIPFILE_ALLOW_COMPAT_MODE", "HIPFILE_FORCE_COMPAT_MODE",
+    "HIPFILE_FORCE_ODIRECT", "HIPFILE_DURABLE_WRITES", "HIPFILE_MAPPED_READS", "HIPFILE_DIRECT_READS_FROM_CACHE",
+    "HIPFILE_WAIT", "HIPFILE_ALLOW_SYSTEM_MEMORY", "HIPFILE_ASYNC_THREADS", "HIPFILE_UNSUPPORTED_FILE_SYSTEMS",
+    "HIPFILE_PROFILE_NVTX", "HIPFILE_CUFILE_LIBRARY", "HIPFILE_STATS_LEVEL", "HIPFILE_STATS_FILE",
+    "HIPFILE_TRACE_FILE", "HIPFILE_LOG_LEVEL", "HIPFILE_LOG_FILE", "HIPFILE_LOG_DIR",
+};
+
+// Knobs of experiments that ended, and what took their place. Named apart from a typo so that
+// whoever still sets one learns it was retired, not misspelt.
+struct Retired {
+  const char* name;
+  const char* instead;
+};
+constexpr Retired kRetired[] = {
+    {"HIPFILE_BLOCKING_WAIT", "set HIPFILE_WAIT=block"},
+    {"HIPFILE_FIRST_CHUNK", "the ramp's first piece is fixed"},
+    {"HIPFILE_PREFETCH_WINDOW", "the cold-read window is fixed"},
+    {"HIPFILE_MAP_THRESHOLD", "the mapped path's shape is fixed"},
+    {"HIPFILE_MAP_CHUNK", "the mapped path's shape is fixed"},
+    {"HIPFILE_MAP_WORKERS", "the mapped path's shape is fixed"},
+    {"HIPFILE_MAP_MAX_THREADS", "the mapped path's shape is fixed; HIPFILE_MAPPED_READS=false turns it off"},
+    {"HIPFILE_MAP_ALONE", "the read-path tuner chooses"},
+    {"HIPFILE_TUNE_READ_PATH", "the read-path tuner always chooses"},
+};
+
+// Read by the project's own tools and tests, not by the library.
+constexpr const char* kNotLibrary[] = {"HIPFILE_TEST_DIR", "HIPFILE_LOAD_CORRUPT"};
+constexpr const char kNotLibraryPrefix[] = "HIPFILE_STRESS_";
+
+bool listed(std::string_view name, const char* const* first, const char* const* last) {
+  return std::find_if(first, last, [&](const char* n) { return name == n; }) != last;
+}
+
 struct EnvReader {
   std::vector<Config::Problem>* problems;
 
@@ -156,6 +198,33 @@ struct EnvReader {
       field = parsed;
   }
 
+  // A HIPFILE_* variable the library does not read is most likely a misspelt or retired setting:
+  // silently ignored, it would leave the user believing it in force. Names only, never values;
+  // a privileged process reads no variable, so it has none to warn about.
+  void unknown_names() {
+    if (env::privileged()) return;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+      const std::string_view entry = *e;
+      if (entry.rfind("HIPFILE_", 0) != 0) continue;
+      const std::string_view name = entry.substr(0, entry.find('='));
+      if (listed(name, std::begin(kSettings), std::end(kSettings)) ||
+          listed(name, std::begin(kNotLibrary), std::end(kNotLibrary)) || name.rfind(kNotLibraryPrefix, 0) == 0)
+        continue;
+      const auto retired = std::find_if(std::begin(kRetired), std::end(kRetired),
+                                        [&](const Retired& r) { return name == r.name; });
+      const bool was = retired != std::end(kRetired);
+      std::string key = std::string(was ? "retired:" : "unknown:") + std::string(name);
+      std::string msg = "ignoring " + std::string(name) +
+                        (was ? std::string(": retired (") + retired->instead + ")"
+                             : std::string(": not a setting of this library (doc/configuration.md lists them)"));
+      if (problems) {
+        problems->push_back({std::move(key), std::move(msg)});
+      } else {
+        log::once(key, log::Level::Warn, "%s", msg.c_str());
+      }
+    }
+  }
+
   // A path names a file to load, append to or replace: a privileged process takes none from
   // its (unprivileged) caller's environment, and says so.
   void path(const char* name, std::string& field) {
@@ -195,24 +264,7 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   env.boolean("HIPFILE_DURABLE_WRITES", c.durable_writes);
   env.boolean("HIPFILE_MAPPED_READS", c.mapped_reads);
   env.boolean("HIPFILE_DIRECT_READS_FROM_CACHE", c.direct_reads_from_cache);
-  bool blocking_wait = false;  // the older spelling of HIPFILE_WAIT=block
-  env.boolean("HIPFILE_BLOCKING_WAIT", blocking_wait);
-  if (blocking_wait) c.wait = WaitMode::block;
   env.wait_mode("HIPFILE_WAIT", c.wait);
-  env.size("HIPFILE_PREFETCH_WINDOW", c.prefetch_window, 0, std::size_t{1} << 40);
-  env.size("HIPFILE_FIRST_CHUNK", c.first_chunk, 0, 1u << 30);
-  c.first_chunk = (c.first_chunk + 65535) & ~std::size_t{65535};
-  env.size("HIPFILE_MAP_THRESHOLD", c.map_threshold, 0, std::size_t{1} << 50);
-  env.size("HIPFILE_MAP_CHUNK", c.map_chunk, 2u << 20, std::size_t{1} << 34);
-  std::size_t map_workers = c.map_workers;
-  env.size("HIPFILE_MAP_WORKERS", map_workers, 0, 256);
-  c.map_workers = static_cast<unsigned>(map_workers);
-  std::size_t map_max_threads = c.map_max_threads;
-  env.size("HIPFILE_MAP_MAX_THREADS", map_max_threads, 0, 256);
-  c.map_max_threads = static_cast<unsigned>(map_max_threads);
-  env.boolean("HIPFILE_MAP_ALONE", c.map_alone);
-  env.boolean("HIPFILE_TUNE_READ_PATH", c.tune_read_path);
-  c.map_chunk = (c.map_chunk + (2u << 20) - 1) & ~((std::size_t{2} << 20) - 1);
   env.boolean("HIPFILE_ALLOW_SYSTEM_MEMORY", c.allow_system_memory);
   env.count("HIPFILE_ASYNC_THREADS", c.async_threads, 1, 256);
   env.boolean("HIPFILE_UNSUPPORTED_FILE_SYSTEMS", c.unsupported_file_systems);
@@ -232,7 +284,11 @@ Config Config::from_environment(std::vector<Problem>* problems) {
   }
   env.path("HIPFILE_LOG_FILE", c.log_file);
   env.path("HIPFILE_LOG_DIR", c.log_dir);
+  env.unknown_names();
+  if (auto adjust = g_adjust_for_test.load(std::memory_order_relaxed)) adjust(c);
   return c;
 }
+
+void Config::adjust_for_test(void (*adjust)(Config&)) noexcept { g_adjust_for_test.store(adjust); }
 
 }  // namespace hipfile::engine

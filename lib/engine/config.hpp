@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Every engine knob in one place. Values start at built-in defaults, are overridden by HIPFILE_*
-// environment variables, and (issue 6) by the parameter API while the driver is closed.
+// environment variables, and by the parameter API while the driver is closed. The user settings
+// are listed in doc/configuration.md; the fields no variable reads are fixed choices, kept here so
+// that the engine reads one structure and tests can shape it (adjust_for_test).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,9 @@ struct Config {
   bool parallel_io = true;                 // false: every request runs inline on the caller's thread
   bool mapped_reads = true;                // page-cache-resident reads: GPU copies straight from the page cache
   bool direct_reads_from_cache = true;     // an O_DIRECT client's cached chunks are read from the page cache
+  // The mapped path's shape and the read-path tuner: fixed, not read from the environment. The
+  // sweeps kept these defaults (bench/RESULTS.md, "Session of 2026-12-02, day"), and which way
+  // of reading is fastest is the machine's, so the tuner decides it (engine/path_tuner.hpp).
   std::size_t map_threshold = 32u << 20;   // smallest read that may take the mapped path
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
@@ -35,8 +40,8 @@ struct Config {
   bool map_alone = false;                  // a mapped read runs on its mappers only: no stagers beside them
   bool tune_read_path = true;              // such engines measure mapped, mapped alone and staged, and read the fastest way
   WaitMode wait = WaitMode::poll;          // HIPFILE_WAIT: how engine workers wait; bench/RESULTS.md, "Session of 2026-12-02, morning"
-  std::size_t prefetch_window = 128u << 20; // cold buffered reads keep this much asked of the disk ahead (WILLNEED); 0 = off
-  std::size_t first_chunk = 1u << 20;      // staged reads start with pieces this small, doubling up to the chunk; 0 = off; bench/RESULTS.md, "The per-call bubble"
+  std::size_t prefetch_window = 128u << 20; // cold buffered reads keep this much asked of the disk ahead (WILLNEED); 0 = off; fixed: bench/RESULTS.md, "Session of 2026-12-02, day"
+  std::size_t first_chunk = 1u << 20;      // staged reads start with pieces this small, doubling up to the chunk; 0 = off; fixed: bench/RESULTS.md, "The per-call bubble"
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
   // then depth to fit; it never goes below one thread, one 64 KiB slot.
@@ -93,6 +98,11 @@ struct Config {
   };
   static Config from_environment(std::vector<Problem>* problems);
   static Config from_environment() { return from_environment(nullptr); }
+
+  /// Test seam: `adjust` runs on every configuration read from the environment, after it, so a
+  /// test can set what is a fixed choice and no longer a variable (the ramp, the prefetch
+  /// window, the mapped path's shape, the tuner). Null removes it.
+  static void adjust_for_test(void (*adjust)(Config&)) noexcept;
 
   /// Where the log goes: log_file, else <log_dir>/hipfile_<pid>.log, else "" (stderr).
   std::string log_path() const;

@@ -44,7 +44,7 @@ off_t inline_piece(const Request& req, std::size_t inline_chunk) {
 }
 
 // A cold buffered read (sys::read_looks_cold) asks the disk for its first prefetch window
-// (HIPFILE_PREFETCH_WINDOW) now; Job::prefetch_for keeps the window ahead of the claims. The
+// (Config::prefetch_window) now; Job::prefetch_for keeps the window ahead of the claims. The
 // workers' own preads alone keep too little in flight to match one large pread's readahead.
 void prefetch_if_cold(Job& job, std::size_t window_bytes) noexcept {
   const Request& req = job.req;
@@ -120,9 +120,9 @@ Engine::Engine(const Config& config)
       inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes),
       ordered_inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes,
                             true) {
-  // The fixed policy's path first, then the others (HIPFILE_TUNE_READ_PATH). With as many
-  // mapping workers as workers, "beside" and "alone" are the same; HIPFILE_MAP_ALONE rules
-  // stagers out beside a mapping worker.
+  // The fixed policy's path first, then the others (tune_read_path). With as many mapping
+  // workers as workers, "beside" and "alone" are the same; map_alone rules stagers out beside a
+  // mapping worker.
   ReadPath paths[3];
   std::size_t n = 0;
   paths[n++] = config_.map_alone ? ReadPath::mapped_alone : ReadPath::mapped_shared;
@@ -175,7 +175,7 @@ IoResult Engine::execute_parallel(const Request& req) {
                                                    sys::range_cached(req.file->buffered_fd, req.offset, req.size)));
   prefetch_if_cold(*job, config_.prefetch_window);
   // Smaller first pieces start the first copies sooner: until then the link idles
-  // (HIPFILE_FIRST_CHUNK; issue 12's per-call bubble).
+  // (first_chunk; issue 12's per-call bubble).
   if (!job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
     job->ramp_up(static_cast<off_t>(config_.first_chunk), static_cast<int>(share));
   if (Status st = run_on_workers(job, participants(*job, path, share)); !st.ok()) {
@@ -211,7 +211,7 @@ ReadPath Engine::read_path(const Request& req, std::ptrdiff_t share, PathTuner*&
 }
 
 // The tuner of a mappable read, when its choice is measurable: the engine idle (the read has
-// every worker), and the configuration leaving a choice (HIPFILE_TUNE_READ_PATH).
+// every worker), and the configuration leaving a choice (tune_read_path).
 PathTuner* Engine::tuner_for(const Request& req, std::ptrdiff_t share) noexcept {
   if (share != static_cast<std::ptrdiff_t>(workers_.size())) return nullptr;
   std::size_t k = 0;

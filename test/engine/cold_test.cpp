@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
+#include "engine/config.hpp"
 #include "sys/page_cache.hpp"
 #include "sys/posix.hpp"
 
@@ -95,16 +96,20 @@ int recording_fadvise(int fd, off_t offset, off_t len, int advice) {
   return ::posix_fadvise(fd, offset, len, advice);
 }
 
-// Reads [offset, offset + size) of a cold file with HIPFILE_PREFETCH_WINDOW=`window` (unset when
-// null) and returns the ranges advised; the bytes are checked.
-std::vector<std::pair<off_t, off_t>> advised_during_cold_read(const char* window, off_t offset, std::size_t size) {
+// The window is a fixed choice, not a variable: the test shapes it through the config seam.
+std::size_t test_window = 0;
+
+// Reads [offset, offset + size) of a cold file with a prefetch window of `window` bytes and
+// returns the ranges advised; the bytes are checked.
+std::vector<std::pair<off_t, off_t>> advised_during_cold_read(std::size_t window, off_t offset, std::size_t size) {
   const std::size_t n = 40 * kMiB;
   TempFile f(n, 93);
   ClosedDriver guard;
   ::setenv("HIPFILE_THREADS", "4", 1);
   ::setenv("HIPFILE_CHUNK_SIZE", "256k", 1);
   ::setenv("HIPFILE_MAPPED_READS", "0", 1);
-  if (window) ::setenv("HIPFILE_PREFETCH_WINDOW", window, 1);
+  test_window = window;
+  hipfile::engine::Config::adjust_for_test([](hipfile::engine::Config& c) { c.prefetch_window = test_window; });
   AdviceLog log;
   advice_log = &log;
   hipfile::sys::ops.fadvise = recording_fadvise;
@@ -115,20 +120,20 @@ std::vector<std::pair<off_t, off_t>> advised_during_cold_read(const char* window
   }
   hipfile::sys::reset_ops();
   advice_log = nullptr;
-  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS", "HIPFILE_PREFETCH_WINDOW"})
-    ::unsetenv(v);
+  hipfile::engine::Config::adjust_for_test(nullptr);
+  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS"}) ::unsetenv(v);
   if (!cold) return kNotCold;  // the file system kept the pages: nothing to say about advice
   return log.ranges;
 }
 
 }  // namespace
 
-TEST_CASE("HIPFILE_PREFETCH_WINDOW sets how far a cold read asks ahead, and 0 asks nothing", "[cold][environment]") {
+TEST_CASE("The prefetch window sets how far a cold read asks ahead, and 0 asks nothing", "[cold][environment]") {
   const off_t offset = 4097;
   const std::size_t size = 24 * kMiB + 3;
   const off_t end = offset + static_cast<off_t>(size);
   SECTION("a 1 MiB window: every piece of the read is asked for, no piece is longer than the window") {
-    auto ranges = advised_during_cold_read("1M", offset, size);
+    auto ranges = advised_during_cold_read(std::size_t{1} << 20, offset, size);
     if (ranges == kNotCold) HIPFILE_SKIP("the file system in " << test_dir() << " kept the pages");
     REQUIRE(!ranges.empty());
     std::sort(ranges.begin(), ranges.end());
@@ -144,7 +149,7 @@ TEST_CASE("HIPFILE_PREFETCH_WINDOW sets how far a cold read asks ahead, and 0 as
     CHECK(covered == end);
   }
   SECTION("0: the read asks for nothing and still returns the file's bytes") {
-    auto ranges = advised_during_cold_read("0", offset, size);
+    auto ranges = advised_during_cold_read(0, offset, size);
     if (ranges == kNotCold) HIPFILE_SKIP("the file system in " << test_dir() << " kept the pages");
     CHECK(ranges.empty());
   }

@@ -129,22 +129,19 @@ TEST_CASE("Well-formed environment values are applied", "[config]") {
   ::setenv("HIPFILE_CHUNK_SIZE", "100k", 1);  // rounded up to 4 KiB
   ::setenv("HIPFILE_THREADS", "3", 1);
   ::setenv("HIPFILE_FORCE_ODIRECT", "1", 1);
-  ::setenv("HIPFILE_BLOCKING_WAIT", "yes", 1);
-  ::setenv("HIPFILE_PREFETCH_WINDOW", "0", 1);
+  ::setenv("HIPFILE_WAIT", "block", 1);
   Config c = Config::from_environment();
-  ::unsetenv("HIPFILE_PREFETCH_WINDOW");
   ::unsetenv("HIPFILE_CHUNK_SIZE");
   ::unsetenv("HIPFILE_THREADS");
   ::unsetenv("HIPFILE_FORCE_ODIRECT");
-  ::unsetenv("HIPFILE_BLOCKING_WAIT");
+  ::unsetenv("HIPFILE_WAIT");
   CHECK(c.chunk_size == 102400);
   CHECK(c.threads == 3);
   CHECK(c.effective_threads() == 3);
   CHECK(c.effective_caller_lanes() == 3);  // set workers set the callers' lanes too
   CHECK(c.force_odirect);
   CHECK(c.wait == WaitMode::block);
-  CHECK(c.prefetch_window == 0);
-  CHECK(Config{}.prefetch_window == std::size_t{128} << 20);
+  CHECK(c.prefetch_window == std::size_t{128} << 20);  // a fixed choice, whatever the environment
 }
 
 TEST_CASE("automatic workers are the cores up to 12; callers' lanes the cores up to 16", "[config]") {
@@ -157,25 +154,55 @@ TEST_CASE("automatic workers are the cores up to 12; callers' lanes the cores up
   CHECK(shaped.inline_lanes == automatic.effective_caller_lanes());
 }
 
-TEST_CASE("HIPFILE_WAIT chooses how workers wait; HIPFILE_BLOCKING_WAIT is its older spelling of block", "[config]") {
+TEST_CASE("HIPFILE_WAIT chooses how workers wait", "[config]") {
   CHECK(Config{}.wait == WaitMode::poll);
   struct Case {
-    const char* wait;      // HIPFILE_WAIT, or null
-    const char* blocking;  // HIPFILE_BLOCKING_WAIT, or null
+    const char* wait;  // HIPFILE_WAIT, or null
     WaitMode expected;
   };
-  const Case c = GENERATE(Case{"poll", nullptr, WaitMode::poll}, Case{"block", nullptr, WaitMode::block},
-                          Case{"spin", "1", WaitMode::spin},  // the new knob wins
-                          Case{nullptr, "1", WaitMode::block}, Case{nullptr, "0", WaitMode::poll});
-  CAPTURE(c.wait ? c.wait : "(unset)", c.blocking ? c.blocking : "(unset)");
+  const Case c = GENERATE(Case{"poll", WaitMode::poll}, Case{"block", WaitMode::block}, Case{"spin", WaitMode::spin},
+                          Case{nullptr, WaitMode::poll});
+  CAPTURE(c.wait ? c.wait : "(unset)");
   if (c.wait) ::setenv("HIPFILE_WAIT", c.wait, 1);
-  if (c.blocking) ::setenv("HIPFILE_BLOCKING_WAIT", c.blocking, 1);
   std::vector<Config::Problem> problems;
   const Config got = Config::from_environment(&problems);
   ::unsetenv("HIPFILE_WAIT");
-  ::unsetenv("HIPFILE_BLOCKING_WAIT");
   CHECK(got.wait == c.expected);
   CHECK(problems.empty());
+}
+
+TEST_CASE("A HIPFILE_ variable the library does not read is named, a retired one as retired", "[config]") {
+  ::setenv("HIPFILE_THREAD", "4", 1);          // a typo of HIPFILE_THREADS
+  ::setenv("HIPFILE_BLOCKING_WAIT", "1", 1);   // retired: HIPFILE_WAIT=block took its place
+  ::setenv("HIPFILE_MAP_ALONE", "1", 1);       // retired: the read-path tuner chooses
+  const char* run_dir = std::getenv("HIPFILE_TEST_DIR");
+  const std::string kept = run_dir ? run_dir : "";
+  ::setenv("HIPFILE_TEST_DIR", "/tmp", 1);     // the test suite's, not the library's
+  ::setenv("HIPFILE_STRESS_SECONDS", "1", 1);  // likewise
+  std::vector<Config::Problem> problems;
+  const Config got = Config::from_environment(&problems);
+  std::vector<Config::Problem> privileged;
+  hipfile::engine::env::set_privileged_for_test(true);
+  (void)Config::from_environment(&privileged);
+  hipfile::engine::env::set_privileged_for_test(false);
+  for (const char* name : {"HIPFILE_THREAD", "HIPFILE_BLOCKING_WAIT", "HIPFILE_MAP_ALONE", "HIPFILE_STRESS_SECONDS"})
+    ::unsetenv(name);
+  if (run_dir) ::setenv("HIPFILE_TEST_DIR", kept.c_str(), 1);
+  else ::unsetenv("HIPFILE_TEST_DIR");
+  CHECK(got.threads == Config{}.threads);
+  CHECK(got.wait == WaitMode::poll);
+  CHECK(got.map_alone == Config{}.map_alone);
+  std::set<std::string> keys;
+  for (const auto& p : problems) keys.insert(p.key);
+  CHECK(keys == std::set<std::string>{"unknown:HIPFILE_THREAD", "retired:HIPFILE_BLOCKING_WAIT", "retired:HIPFILE_MAP_ALONE"});
+  for (const auto& p : problems) {
+    CAPTURE(p.key);
+    if (p.key == "unknown:HIPFILE_THREAD")
+      CHECK(p.message == "ignoring HIPFILE_THREAD: not a setting of this library (doc/configuration.md lists them)");
+    if (p.key == "retired:HIPFILE_BLOCKING_WAIT")
+      CHECK(p.message == "ignoring HIPFILE_BLOCKING_WAIT: retired (set HIPFILE_WAIT=block)");
+  }
+  CHECK(privileged.empty());  // a privileged process reads no variable and names none
 }
 
 TEST_CASE("A malformed HIPFILE_WAIT is refused by name and the default kept", "[config]") {

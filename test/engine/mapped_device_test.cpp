@@ -63,7 +63,7 @@ TEST_CASE("A worker pins a mapped read's pages on the read's device", "[mapped][
   REQUIRE(devices >= 2);  // HIPCPU_DEVICE_COUNT=2
   ClosedDriver guard;
   // One worker: it makes a lane for device 0, then for device 1, then serves device 0 again.
-  ScopedEnv env({{"HIPFILE_THREADS", "1"}, {"HIPFILE_MAP_WORKERS", "1"}});
+  ScopedEnv env({{"HIPFILE_THREADS", "1"}});  // and one mapping worker, the fixed choice
   AllResident cached;  // the mapped path is taken for resident files only
   const std::size_t n = 40 * kMiB;
   TempFile f(n, 41);

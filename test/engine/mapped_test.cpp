@@ -11,6 +11,7 @@
 #include "../c_api/helpers.hpp"
 #include "sys/page_cache.hpp"
 #include "all_resident.hpp"
+#include "seam.hpp"
 #include "trace_file.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
@@ -123,18 +124,19 @@ TEST_CASE("Small reads and HIPFILE_MAPPED_READS=false stage; O_DIRECT clients ma
 
 namespace {
 
-// What `reads` reads of [off, n) of a cached file did on an engine of three workers with `knob`
-// set to `value`: per read, whether page-cache pages were pinned, and how many workers took
-// part (from HIPFILE_TRACE_FILE). Each read is checked byte for byte.
+// What `reads` reads of [off, n) of a cached file did on an engine of three workers shaped by
+// `adjust` (fixed choices, not variables): per read, whether page-cache pages were pinned, and
+// how many workers took part (from HIPFILE_TRACE_FILE). Each read is checked byte for byte.
 using Way = std::pair<bool, long long>;
-std::vector<Way> ways_of_reads(const char* knob, const char* value, std::size_t n, off_t off, std::size_t reads,
-                               int seed) {
+using Adjust = void (*)(hipfile::engine::Config&);
+std::vector<Way> ways_of_reads(Adjust adjust, std::size_t n, off_t off, std::size_t reads, int seed) {
   TempFile f(n, seed);
   TempFile trace;
   const auto file = pattern(n, seed);
   std::vector<bool> pinned;
   {
-    ScopedEnv env{{"HIPFILE_THREADS", "3"}, {knob, value}, {"HIPFILE_TRACE_FILE", trace.c_str()}};
+    ScopedEnv env{{"HIPFILE_THREADS", "3"}, {"HIPFILE_TRACE_FILE", trace.c_str()}};
+    ScopedConfig shape(adjust);
     ClosedDriver guard;
     AllResident cached;
     hipfile::sys::ask_mincore_only(true);  // a staged read's residency check sees AllResident too
@@ -159,10 +161,12 @@ std::vector<Way> ways_of_reads(const char* knob, const char* value, std::size_t 
 
 }  // namespace
 
-TEST_CASE("HIPFILE_MAP_ALONE leaves a mapped read to its mapper; without it stagers join", "[mapped]") {
+TEST_CASE("map_alone leaves a mapped read to its mapper; without it stagers join", "[mapped]") {
   const bool alone = GENERATE(true, false);
   CAPTURE(alone);
-  const auto ways = ways_of_reads("HIPFILE_MAP_ALONE", alone ? "1" : "0", 40 * kMiB + 4097, 12345, 1, 97);
+  const Adjust adjust = alone ? +[](hipfile::engine::Config& c) { c.map_alone = true; }
+                              : +[](hipfile::engine::Config& c) { c.map_alone = false; };
+  const auto ways = ways_of_reads(adjust, 40 * kMiB + 4097, 12345, 1, 97);
   CHECK(ways == std::vector<Way>{{true, alone ? 1 : 3}});  // pinned; participants
 }
 
@@ -172,7 +176,9 @@ TEST_CASE("HIPFILE_MAP_ALONE leaves a mapped read to its mapper; without it stag
 TEST_CASE("An engine of three workers tries mapped, mapped alone and staged, then keeps to one", "[mapped]") {
   const bool tune = GENERATE(true, false);
   CAPTURE(tune);
-  const auto ways = ways_of_reads("HIPFILE_TUNE_READ_PATH", tune ? "1" : "0", 40 * kMiB + 8192, 4096, 7, 98);
+  const Adjust adjust = tune ? +[](hipfile::engine::Config& c) { c.tune_read_path = true; }
+                             : +[](hipfile::engine::Config& c) { c.tune_read_path = false; };
+  const auto ways = ways_of_reads(adjust, 40 * kMiB + 8192, 4096, 7, 98);
   const Way beside{true, 3}, alone{true, 1}, staged{false, 3};
   if (!tune) {
     CHECK(ways == std::vector<Way>(7, beside));
@@ -211,7 +217,7 @@ TEST_CASE("A file not in the page cache is staged", "[mapped][environment]") {
 }
 TEST_CASE("A file that shrinks during a mapped read gives a short count, never SIGBUS", "[mapped]") {
   ::setenv("HIPFILE_THREADS", "2", 1);
-  ::setenv("HIPFILE_MAP_CHUNK", "2M", 1);
+  ScopedConfig small_steps([](hipfile::engine::Config& c) { c.map_chunk = 2u << 20; });
   ClosedDriver guard;
   const std::size_t n = 128 * kMiB, shrunk = 8 * kMiB + 12345;
   for (int round = 0; round < 3; ++round) {
@@ -237,6 +243,5 @@ TEST_CASE("A file that shrinks during a mapped read gives a short count, never S
     CHECK(to_host(mem.get(), m) == std::vector<std::byte>(file.begin(), file.begin() + static_cast<off_t>(m)));
   }
   ::unsetenv("HIPFILE_THREADS");
-  ::unsetenv("HIPFILE_MAP_CHUNK");
 }
 #endif

@@ -159,7 +159,8 @@ TEST_CASE("Half cached, half not: each half from where it is, the data whole", "
   // Each chunk is read from the cache only when all of it is cached, so a chunk across the
   // boundary goes to the disk. Chunks of 256 KiB and no ramp put a chunk boundary on it however
   // many workers the machine gets (with 12, the automatic layout did not).
-  ScopedEnv layout{{"HIPFILE_CHUNK_SIZE", "262144"}, {"HIPFILE_FIRST_CHUNK", "0"}};
+  ScopedEnv layout{{"HIPFILE_CHUNK_SIZE", "262144"}};
+  ScopedConfig no_ramp([](hipfile::engine::Config& c) { c.first_chunk = 0; });
   const std::size_t n = 16 * kMiB;
   TempFile f(n, 72);
   SKIP_WITHOUT_ODIRECT(f);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The ramp (HIPFILE_FIRST_CHUNK): a staged read starts with small pieces that double up to the
+// The ramp (Config::first_chunk): a staged read starts with small pieces that double up to the
 // chunk size. The pieces must tile the request exactly, stay within a slot, keep O_DIRECT
 // alignment, and the read must return the file's bytes at any offset, hot or cold, buffered or
 // O_DIRECT, up to and past the end of the file.
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
+#include "engine/config.hpp"
 #include "engine/job.hpp"
 
 using namespace hipfile::test;
@@ -115,7 +116,8 @@ TEST_CASE("Reads with a ramp return the file's bytes and nothing outside the ran
   ClosedDriver guard;
   ::setenv("HIPFILE_THREADS", "4", 1);
   ::setenv("HIPFILE_CHUNK_SIZE", "1M", 1);
-  ::setenv("HIPFILE_FIRST_CHUNK", "64k", 1);
+  // The first piece is a fixed choice, not a variable: shaped through the config seam.
+  hipfile::engine::Config::adjust_for_test([](hipfile::engine::Config& c) { c.first_chunk = 64 * kKiB; });
   ::setenv("HIPFILE_MAPPED_READS", "0", 1);
   const std::size_t n = 24 * kMiB + 1234;
   TempFile f(n, 47);
@@ -141,6 +143,6 @@ TEST_CASE("Reads with a ramp return the file's bytes and nothing outside the ran
     Registered r(f.path(), O_RDONLY | (c.direct && has_direct ? O_DIRECT : 0));
     check_padded_read(r.handle, file, c.offset, c.size);
   }
-  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_FIRST_CHUNK", "HIPFILE_MAPPED_READS"})
-    ::unsetenv(v);
+  hipfile::engine::Config::adjust_for_test(nullptr);
+  for (const char* v : {"HIPFILE_THREADS", "HIPFILE_CHUNK_SIZE", "HIPFILE_MAPPED_READS"}) ::unsetenv(v);
 }

@@ -7,9 +7,19 @@
 #include <mutex>
 #include <set>
 
+#include "engine/config.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::test {
+
+/// Shapes every configuration read while it lives (Config::adjust_for_test): the fixed choices
+/// no environment variable sets, such as the ramp or the mapped path's shape.
+struct ScopedConfig {
+  explicit ScopedConfig(void (*adjust)(engine::Config&)) { engine::Config::adjust_for_test(adjust); }
+  ~ScopedConfig() { engine::Config::adjust_for_test(nullptr); }
+  ScopedConfig(const ScopedConfig&) = delete;
+  ScopedConfig& operator=(const ScopedConfig&) = delete;
+};
 
 struct SyscallScript {
   std::atomic<int> max_chunk{0};        // >0: each call moves at most this many bytes
