@@ -73,8 +73,8 @@ figure() {
 }
 
 common="--file $read_file --file-size $size"
-# The data file is written first and flushed: writeback of 8 GiB of fresh dirty pages during the
-# first figure cost it 2-3% on the H200 (82bd19d: 0.888x there, 0.916x in the same run later).
+# The data file is written first and flushed: writeback of the fresh dirty pages during the first
+# figure slowed it (see bench/RESULTS.md, "What changed to get here (this session)").
 "$io" $common --create -s 64M -b 64M -n 1 --baselines none > "$tmp/create.txt" 2>&1 ||
     { cat "$tmp/create.txt"; exit 1; }
 sync
@@ -111,8 +111,8 @@ if [ -x "$build/bench/copy_streams" ]; then
     { echo "== copy_streams (bench/copy_streams 3)"; cat "$out/copy_streams.txt"; echo; } >> "$summary"
 fi
 # 4. Small random reads (hot) against pread + hipMemcpy by hand with the same threads: IOPS.
-# 65536 reads per pass, 5 passes: with 16384 and 3 the 4 KiB ratio swung 0.85-0.92 between runs
-# of one commit; with these it read 0.92 best / 0.97 median (bench/RESULTS.md).
+# 65536 reads per pass, 5 passes: with fewer and shorter passes the 4 KiB ratio swung between runs
+# of one commit (see bench/RESULTS.md, "The three figures that moved between runs").
 figure read-rand-4k-t1 $common -s 256M -b 4k -t 1 -n 5 --random --baselines hand
 figure read-rand-4k-t16 $common -s 256M -b 4k -t 16 -n 3 --random --baselines hand
 figure read-rand-64k-t1 $common -s 1G -b 64k -t 1 -n 3 --random --baselines hand
@@ -120,7 +120,8 @@ figure read-rand-64k-t16 $common -s 4G -b 64k -t 16 -n 3 --random --baselines ha
 # 5. Cold reads, O_DIRECT and buffered, against raw parallel pread of the same disk and one
 #    sequential buffered reader (the stream baseline): issue 12 holds them to the better of the two.
 slow=${SLOW_REPS:-2}  # disk-bound passes: each costs seconds per GiB
-# The virtual disk's rate drifts by 5-15% between passes; three alternating passes each.
+# The virtual disk's rate drifts between passes (see bench/RESULTS.md, "Session of 2026-12-02,
+# day"); three alternating passes each.
 cold=${COLD_REPS:-3}
 figure read-cold-direct $common -s "$size" -b 64M -t 4 -n "$cold" --cold --direct --baselines copy,raw,stream
 figure read-cold-buffered $common -s "$size" -b 64M -t 4 -n "$cold" --cold --buffered --baselines copy,raw,stream

@@ -29,11 +29,11 @@ std::size_t inline_chunk(const Config& c) {
 }
 
 // The piece an inline read into device memory is cut into: with the lane's slots the read of
-// one piece overlaps the copy of the one before, which a single pread-then-copy cannot (1 MiB
-// reads in 256 KiB pieces ran 1.11x pread + hipMemcpy by hand, in one piece 1.00x; 256 KiB in
-// 128 KiB pieces 1.07x, in 64 KiB pieces 0.95x: bench/RESULTS.md, "Inline pieces"). Quarters,
-// none below kMinInlinePiece; a request no larger than that keeps the whole inline chunk (so a
-// small read rarely straddles a boundary and pays two copies).
+// one piece overlaps the copy of the one before, which a single pread-then-copy cannot. Pieces
+// much smaller than 128 KiB lose more to their extra copies than the overlap gains (see
+// bench/RESULTS.md, "Inline pieces"). Quarters, none below kMinInlinePiece; a request no larger
+// than that keeps the whole inline chunk (so a small read rarely straddles a boundary and pays
+// two copies).
 constexpr std::size_t kMinInlinePiece = 128u << 10;
 
 off_t inline_piece(const Request& req, std::size_t inline_chunk) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The way a large read of page-cache-resident data into device memory runs on an engine of few
 // workers, chosen from the rates this engine measured. Which way is fastest is the machine's:
-// how fast the GPU driver pins page-cache pages moved 11-28 GB/s between H200 machines and with
+// how fast the GPU driver pins page-cache pages changed between machines of one model and with
 // how the page cache had been filled, and the stagers beside a mapping worker added to it on
-// some and stalled it on others (bench/RESULTS.md, "Session of 2026-12-03"). No fixed choice
+// some and stalled it on others (see bench/RESULTS.md, "Session of 2026-12-03"). No fixed choice
 // kept 2-4 workers from reading slower than one; measuring each way does.
 #pragma once
 

@@ -89,8 +89,8 @@ void Engine::worker_main(Worker& w) {
 namespace {
 
 // How long a thread that expects work soon stays awake for it: a thread woken from a condition
-// variable on the H200's host began 0.1 ms late (its core had gone idle), at the start and the end
-// of every call (bench/RESULTS.md, "Awake at both ends of a call").
+// variable begins late once its core has gone idle, and that delay fell at the start and the end
+// of every call (see bench/RESULTS.md, "Awake at both ends of a call").
 constexpr auto kLinger = std::chrono::microseconds(200);
 constexpr auto kAwaitAwake = std::chrono::milliseconds(4);
 
