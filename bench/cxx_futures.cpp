@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// hipfile++ acceptance figures (issue 13), measured in one run as ratios:
+// hipfile++ acceptance figures, measured in one run as ratios:
 //  1. 256 reads of 4 MiB into device memory: in flight through File::read_async futures from
 //     one thread, against the same reads by 8 threads calling File::read (page cache warm).
 //  2. A checkpoint of 50 device tensors (1 B .. 64 MiB) into one file: through hipfile::Batch,
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   auto driver = need(hipfile::Driver::open(), "driver");
   // Buffered first (the page cache serves both); then File::open's default, O_DIRECT, which
-  // reads the disk whatever the cache holds (issue 12), so both sides run at the disk's rate.
+  // reads the disk whatever the cache holds, so both sides run at the disk's rate.
   bench_reads(dir, rounds, hipfile::DirectIo::off, "buffered");
   bench_reads(dir, rounds, hipfile::DirectIo::prefer, "O_DIRECT");
   bench_checkpoint(dir, rounds);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Scaling over the GPUs of one host (issue 19), in one call on the GPU machine:
+# Scaling over the GPUs of one host, in one call on the GPU machine:
 #   bench/multi_gpu.sh OUTDIR
 # For N = 1, 2, 4 and 8 GPUs (those the runtime reports; on platform cpu HIPCPU_DEVICE_COUNT
 # emulates them) it measures with hipfile-io, the GPUs 0..N-1 all at once and --size the

@@ -118,7 +118,7 @@ figure read-rand-4k-t16 $common -s 256M -b 4k -t 16 -n 3 --random --baselines ha
 figure read-rand-64k-t1 $common -s 1G -b 64k -t 1 -n 3 --random --baselines hand
 figure read-rand-64k-t16 $common -s 4G -b 64k -t 16 -n 3 --random --baselines hand
 # 5. Cold reads, O_DIRECT and buffered, against raw parallel pread of the same disk and one
-#    sequential buffered reader (the stream baseline): issue 12 holds them to the better of the two.
+#    sequential buffered reader (the stream baseline): the target is the better of the two.
 slow=${SLOW_REPS:-2}  # disk-bound passes: each costs seconds per GiB
 # The virtual disk's rate drifts between passes (see bench/RESULTS.md, "Session of 2026-12-02,
 # day"); three alternating passes each.

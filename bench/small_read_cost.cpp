@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Where a small hipFileRead's time goes (issue 12, deliverable 4): one 4 KiB read from a hot
+// Where a small hipFileRead's time goes: one 4 KiB read from a hot
 // file into device memory, by hand and through the library, and the pieces either is made of,
 // each timed alone. The variants take turns in rounds, so a drifting machine moves all alike.
 // Usage: small_read_cost FILE [READS_PER_ROUND] [ROUNDS] [SIZE]

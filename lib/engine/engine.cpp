@@ -175,7 +175,7 @@ IoResult Engine::execute_parallel(const Request& req) {
                                                    sys::range_cached(req.file->buffered_fd, req.offset, req.size)));
   prefetch_if_cold(*job, config_.prefetch_window);
   // Smaller first pieces start the first copies sooner: until then the link idles
-  // (first_chunk; issue 12's per-call bubble).
+  // (first_chunk; bench/RESULTS.md, "The per-call bubble").
   if (!job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
     job->ramp_up(static_cast<off_t>(config_.first_chunk), static_cast<int>(share));
   if (Status st = run_on_workers(job, participants(*job, path, share)); !st.ok()) {

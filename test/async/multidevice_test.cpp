@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Async and batch I/O with two devices (issue #8): the halves of one file read concurrently on a
+// Async and batch I/O with two devices: the halves of one file read concurrently on a
 // stream of device 0 into device-0 memory and on a stream of device 1 into device-1 memory,
 // writes from both, a batch mixing both devices' buffers, the caller's current device left as
 // it was, and a device-1 buffer used from a device-0 stream (documented in doc/async-batch.md:

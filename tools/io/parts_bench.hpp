@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The parts measurement of a --resident run: the same hipfile calls on each request's cached
 // head alone, then on its uncached rest alone. A partly cached read should take no longer than
-// its two parts do one after the other (issue 12: at most 1.1x their sum).
+// its two parts do one after the other (the target: at most 1.1x their sum).
 #pragma once
 
 #include "hipfile_bench.hpp"
