@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Everything one GPU-machine session checks, in one command (see ../shared/device/README.md):
+# Everything one GPU-machine session checks, in one command (bench/RESULTS.md, "How the figures are taken"):
 #   source .devkit/env.sh && bench/gpu_session.sh $OUT
 # 1. configure and build platform=nvidia (release, tests on); 2. every test suite;
 # 3. the figures of record (bench/run.sh); 4. with two or more GPUs, the multi-GPU aggregate

@@ -105,14 +105,14 @@ if [ -x "$build/bench/contention" ]; then
     { echo "== contention (bench/contention FILE THREADS 4 1.0)"; cat "$out/contention.txt"; echo; } >> "$summary"
 fi
 # What a copy costs the link: 1 GiB in 1-8 MiB pieces over 1-16 streams against one copy. A staged
-# read copies chunk by chunk, so its chunk's ratio here caps it (bench/RESULTS.md, "What a copy costs").
+# read copies chunk by chunk, so its chunk's ratio here caps it (bench/HISTORY.md, "What a copy costs").
 if [ -x "$build/bench/copy_streams" ]; then
     "$build/bench/copy_streams" 3 > "$out/copy_streams.txt" 2>&1
     { echo "== copy_streams (bench/copy_streams 3)"; cat "$out/copy_streams.txt"; echo; } >> "$summary"
 fi
 # 4. Small random reads (hot) against pread + hipMemcpy by hand with the same threads: IOPS.
 # 65536 reads per pass, 5 passes: with fewer and shorter passes the 4 KiB ratio swung between runs
-# of one commit (see bench/RESULTS.md, "The three figures that moved between runs").
+# of one commit (see bench/HISTORY.md, "The three figures that moved between runs").
 figure read-rand-4k-t1 $common -s 256M -b 4k -t 1 -n 5 --random --baselines hand
 figure read-rand-4k-t16 $common -s 256M -b 4k -t 16 -n 3 --random --baselines hand
 figure read-rand-64k-t1 $common -s 1G -b 64k -t 1 -n 3 --random --baselines hand

@@ -31,7 +31,7 @@ from safetensors.torch import load_file, save_file
 
 LAYERS, HIDDEN, MLP, VOCAB = 19, 4096, 9728, 32000
 # One cold pass each (about 4-5 s apiece on the H200's disk): the defaults, then the knobs that
-# change how the disk is asked (bench/RESULTS.md records which was fastest).
+# change how the disk is asked (bench/RESULTS.md and HISTORY.md record which was fastest).
 COLD_VARIANTS = {"default": [], "parallel 4": ["--parallel", "4"], "O_DIRECT": ["--direct"],
                  "O_DIRECT parallel 4": ["--direct", "--parallel", "4"]}
 

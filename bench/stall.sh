@@ -4,7 +4,7 @@
 # variants below (async only; the pinned limit changed every 3 ms or never; 8 or 2 threads; the
 # test's own copies synchronous or on its streams; then 64 threads of every form). A stuck run
 # prints every thread's stack after 6 s; the library's frames get their function names from
-# addr2line. See bench/RESULTS.md, "Session of 2026-12-01, late night".
+# addr2line. See bench/HISTORY.md, "Session of 2026-12-01, late night".
 #   bench/stall.sh BUILD_DIR OUTFILE
 set -u
 exe=${1:?usage: bench/stall.sh BUILD_DIR OUTFILE}/test/stress/stress_test

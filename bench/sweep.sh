@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The tuning sweeps behind the engine's defaults (bench/RESULTS.md, "How the defaults were
+# The tuning sweeps behind the engine's defaults (bench/HISTORY.md, "How the defaults were
 # chosen"): one call on the GPU machine, after bench/run.sh's build.
 #   bench/sweep.sh OUTDIR
 # Each line of OUTDIR/sweep.txt is one hipfile-io run under one setting: the hipfile rate (best

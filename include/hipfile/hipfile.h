@@ -7,7 +7,7 @@
  * Names, types, numeric values and struct layouts are those of upstream hipFile (itself a
  * rename of NVIDIA cuFile), so programs written for upstream compile unchanged. Where this
  * implementation goes further than upstream (batch and parameter APIs that execute, host
- * memory targets, interior pointers of registered buffers) the README says so.
+ * memory targets, interior pointers of registered buffers) doc/differences.md says so.
  *
  * Usable from C11 and C++. Every function is thread-safe unless its comment says otherwise.
  */
@@ -41,7 +41,7 @@
 extern "C" {
 #endif
 
-/* The hipFile API version this library implements (README, "ABI and versioning"): 0.5, whose
+/* The hipFile API version this library implements (doc/abi.md): 0.5, whose
  * statistics calls below consumers test for with HIPFILE_VERSION_* and hipFileGetVersion. */
 #define HIPFILE_VERSION_MAJOR 0
 #define HIPFILE_VERSION_MINOR 5

@@ -96,7 +96,7 @@ typedef struct hipFileStatsL3 {
  * Copy the statistics into *stats, whose size the caller passes (sizeof *stats): the library
  * fills the first min(size, its own sizeof) bytes and zeroes the rest, so a program built with
  * a newer header that appended fields reads 0 there, and one built with an older header gets
- * no more bytes than it has (README, "ABI and versioning"). `version` says which layout filled
+ * no more bytes than it has (doc/abi.md). `version` says which layout filled
  * it. NULL, or a size below the version-1 struct (hipFileStatsL3_t without `source`), gives
  * hipFileInvalidValue. Never opens the
  * driver. (hipFileGetStatsL1-L3 in <hipfile.h> are hipFile 0.5's calls with cuFile's layouts.)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The driver instance (DESIGN.md, "The driver instance"): what one driver open runs with. The
+// The driver instance (doc/architecture.md, "The driver instance"): what one driver open runs with. The
 // configuration in force, the staging engine built from it on first use, the fastpath loaded at
 // open, the executor of async and batch operations started at the first one. A request leases
 // the current instance once (Driver::lease) and uses nothing else, so its configuration, engine

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// GPU-direct fastpaths (DESIGN.md "Fastpaths", doc/fastpaths.md): a backend that moves data
+// GPU-direct fastpaths (doc/architecture.md, doc/fastpaths.md): a backend that moves data
 // between a file and device memory without the staging engine (NVIDIA cuFile, AMD
 // hipAmdFileRead/Write). At most one is loaded, at driver open; it is chosen per I/O by
 // select.cpp, and whatever it cannot serve the engine serves.

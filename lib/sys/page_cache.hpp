@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Whether a file range is in the page cache, asked without side effects: the engine serves such
-// ranges from the cache even through an O_DIRECT descriptor (DESIGN.md, the engine), since an
+// ranges from the cache even through an O_DIRECT descriptor (doc/engine.md), since an
 // O_DIRECT read of cached data runs at the disk's rate (bench/RESULTS.md).
 #pragma once
 

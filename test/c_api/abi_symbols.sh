@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: MIT
 # abi_symbols.sh LIBRARY MAP: every name a node of the version script lists is exported at that
 # version (a default @@ at the newest node that lists it; the older nodes' copies as @), and
-# nothing else is exported: a symbol dropped, moved or leaked fails here (README, "ABI and
-# versioning").
+# nothing else is exported: a symbol dropped, moved or leaked fails here (doc/abi.md).
 set -u
 lib=$1 map=$2
 dir=${TMPDIR:-/tmp}/hipfile-abi.$$

@@ -110,8 +110,7 @@ TEST_CASE("GetVersion writes the header's version and accepts NULL", "[driver]")
   CHECK(major == HIPFILE_VERSION_MAJOR);
   CHECK(minor == HIPFILE_VERSION_MINOR);
   CHECK(patch == HIPFILE_VERSION_PATCH);
-  // 0.5: the hipFile API whose statistics calls this library provides (README, "ABI and
-  // versioning"); consumers such as rocprofiler-systems test for >= 0.5.0 before using them.
+  // 0.5: the hipFile API whose statistics calls this library provides (doc/abi.md); consumers such as rocprofiler-systems test for >= 0.5.0 before using them.
   CHECK(major == 0);
   CHECK(minor == 5);
   CHECK(hipFileGetVersion(nullptr, nullptr, nullptr).err == hipFileSuccess);

@@ -108,7 +108,7 @@ TEST_CASE("Driver::properties answers while the driver is open", "[driver]") {
   auto d = Driver::open();
   REQUIRE(d.has_value());
   auto props = Driver::properties();
-  // DESIGN.md: nothing is a stub; hipFileDriverGetProperties must answer while open.
+  // doc/differences.md: nothing is a stub; hipFileDriverGetProperties must answer while open.
   INFO("hipFileDriverGetProperties: " << (props ? std::string("ok") : props.error().message()));
   REQUIRE(props.has_value());
 }
