@@ -24,16 +24,24 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "wheel_test: FAIL: $*" >&2; exit 1; }
 start=$(date +%s)
 
+# What the route needs from Debian (scripts/deps.sh pip installs both): said here in one line
+# rather than in pip's traceback.
+"$python" -c 'import mesonpy' 2>/dev/null \
+  || fail "$python cannot import mesonpy, the build backend pyproject.toml names (Debian: scripts/deps.sh pip, or apt install python3-mesonpy)"
 "$python" -m venv --system-site-packages "$work/venv" \
-  || fail "$python -m venv (Debian: install python3-venv)"
+  || fail "$python -m venv (Debian: scripts/deps.sh pip, or apt install python3-venv)"
 venv_py=$work/venv/bin/python
 
 # meson-python builds in a temporary folder under TMPDIR: inside $work, so that an rpath into it
-# is recognised below. Debian 12's pip 23.0 keeps one --config-settings value per key.
+# is recognised below. Debian 12's pip 23.0 keeps one --config-settings value per key and knows
+# no -C; its meson-python 0.12 knows builddir, setup-args, compile-args, install-args and
+# dist-args (no build-dir, no verbosity setting). pip -v passes on Meson's and Ninja's output
+# ([N/M] lines) to the log: without it pip shows one line for the minutes the build takes.
 mkdir "$work/tmp"
 settings=(--config-settings=setup-args=-Dplatform="$platform")
 [ -n "${WHEEL_BUILDDIR:-}" ] && settings+=(--config-settings=builddir="$(realpath -m "$WHEEL_BUILDDIR")")
-TMPDIR=$work/tmp "$venv_py" -m pip wheel --no-build-isolation --no-index --no-deps -w "$work/dist" \
+echo "building the wheel (the library, the HIP runtime and the extension: minutes; log: pip -v)"
+TMPDIR=$work/tmp "$venv_py" -m pip wheel -v --no-build-isolation --no-index --no-deps -w "$work/dist" \
   "${settings[@]}" "$root" > "$work/pip-wheel.log" 2>&1 \
   || { tail -n 40 "$work/pip-wheel.log"; fail "pip wheel (log above)"; }
 whl=$(ls "$work"/dist/hipfile-*.whl)

@@ -9,7 +9,7 @@
  * implementation goes further than upstream (batch and parameter APIs that execute, host
  * memory targets, interior pointers of registered buffers) doc/differences.md says so.
  *
- * Usable from C11 and C++. Every function is thread-safe unless its comment says otherwise.
+ * Usable from C99 and later (clean under -std=c99 -pedantic) and C++. Every function is thread-safe unless its comment says otherwise.
  */
 #ifndef HIPFILE_HIPFILE_H
 #define HIPFILE_HIPFILE_H
@@ -22,6 +22,10 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
+
+/* Strict ISO C (-std=c99/c11 without _POSIX_C_SOURCE or _GNU_SOURCE) leaves struct timespec
+ * undeclared; declared here, hipFileBatchIOGetStatus's parameter names the file-scope type. */
+struct timespec;
 
 #if defined(__GNUC__)
 #define HIPFILE_API __attribute__((visibility("default")))
@@ -441,7 +445,12 @@ typedef struct hipFilePerGpuStats {
     uint64_t n_sparse_regions;
     uint64_t n_inline_regions;
     uint64_t n_reads_err;
-    /* cuFile spells it writes_bytes; hipFile 0.5's consumers use both: one field, two names. */
+    /* cuFile spells it writes_bytes; hipFile 0.5's consumers use both: one field, two names.
+     * Anonymous unions are C11: __extension__ keeps -std=c99 -pedantic quiet, as glibc's headers
+     * do (same layout, same names). */
+#if defined(__GNUC__)
+    __extension__
+#endif
     union {
         uint64_t writes_bytes;
         uint64_t write_bytes;

@@ -101,6 +101,10 @@ typedef enum hipMemoryType {
 } hipMemoryType;
 
 typedef struct hipPointerAttribute_t {
+    /* Anonymous unions are C11: __extension__ keeps -std=c99 -pedantic quiet (same layout). */
+#if defined(__GNUC__)
+    __extension__
+#endif
     union {
         enum hipMemoryType type;
         enum hipMemoryType memoryType; /* ROCm 5 spelling of the same field */
