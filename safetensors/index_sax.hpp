@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <hipfile-safetensors/error.hpp>
+
 #include "json.hpp"
 
 namespace hipfile::safetensors::detail {
