@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Model weights with <hipfile++/safetensors.hpp>: makes a small Llama-shaped checkpoint in GPU
-// memory, writes it to PATH, opens it again, loads every tensor onto the GPU in one read and
-// checks each one against what was written. Usage: checkpoint_to_gpu PATH
-#include <hipfile++/safetensors.hpp>
+// Model weights with <hipfile-safetensors/safetensors.hpp> (libhipfile-safetensors): makes a
+// small Llama-shaped checkpoint in GPU memory, writes it to PATH, opens it again, loads every
+// tensor onto the GPU in one read and checks each one against what was written. Usage: checkpoint_to_gpu PATH
+#include <hipfile-safetensors/safetensors.hpp>
 
 #include <hip/hip_runtime_api.h>
 

@@ -50,7 +50,7 @@ class CheckpointError(ValueError):
 
     Attributes:
         code: what is wrong, as a name: "invalid_json", "offsets_overlap", "size_mismatch", ...
-            (the Errc of <hipfile++/safetensors/error.hpp>).
+            (the Errc of <hipfile-safetensors/error.hpp>).
         file: the checkpoint file (shard or index) concerned, "" when none.
         tensor: the tensor concerned, "" when the error is about the whole file.
         message: "FILE: tensor 'NAME': WHAT".

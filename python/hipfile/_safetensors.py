@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""load_safetensors / save_safetensors over <hipfile++/safetensors.hpp>.
+"""load_safetensors / save_safetensors over <hipfile-safetensors/safetensors.hpp>.
 
 The C++ loader validates the headers, allocates one device buffer per file and reads the
 tensors in parallel with the GIL released; here its allocations become DeviceBuffer objects

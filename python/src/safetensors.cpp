@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The binding of <hipfile++/safetensors.hpp>: _load_safetensors hands the loaded allocations
+// The binding of <hipfile-safetensors/safetensors.hpp>: _load_safetensors hands the loaded allocations
 // over to DeviceBuffer objects (so Python, and through DLPack PyTorch, owns and frees them)
 // and describes the tensors in them; _save_safetensors writes tensors from any buffers.
 // hipfile/_safetensors.py builds the public functions on these.
-#include <hipfile++/safetensors.hpp>
+#include <hipfile-safetensors/safetensors.hpp>
 
 #include <pybind11/stl.h>
 

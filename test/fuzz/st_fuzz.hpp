@@ -5,7 +5,9 @@
 // known code, a message whose length stays proportional to the input).
 #pragma once
 
-#include <hipfile++/safetensors.hpp>
+#include <hipfile-safetensors/safetensors.hpp>
+
+#include "fd.hpp"  // the loader's private pwrite_all (safetensors/fd.hpp)
 
 #include <fcntl.h>
 #include <unistd.h>

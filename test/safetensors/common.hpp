@@ -3,7 +3,7 @@
 // malformed cases), valid files from a tensor list with pattern data, and a scratch folder.
 #pragma once
 
-#include <hipfile++/safetensors.hpp>
+#include <hipfile-safetensors/safetensors.hpp>
 
 #include "test_support.hpp"
 

@@ -2,6 +2,7 @@
 // Bad checkpoints: every malformed case of the format is refused at open with its exact
 // error, naming the file and (where there is one) the tensor; nothing is allocated.
 #include "common.hpp"
+#include "text.hpp"  // the loader's private printable() (safetensors/text.hpp)
 
 #include <sys/stat.h>
 

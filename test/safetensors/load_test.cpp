@@ -3,6 +3,7 @@
 // typed access, release(), progress, and the failures after open (a changed
 // shard, a device that does not exist, an allocation that fails) leaving nothing allocated.
 #include "common.hpp"
+#include "workers.hpp"  // the loader's private run_on_threads() (safetensors/workers.hpp)
 
 #include <hipfile++/driver.hpp>
 #include <hipfile++/stats.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Build-only check: <hipfile++/safetensors.hpp> compiles with -fno-exceptions and strict
-// warnings, and its templates instantiate. Never run.
-#include <hipfile++/safetensors.hpp>
+// Build-only check: <hipfile-safetensors/safetensors.hpp> compiles with -fno-exceptions and
+// strict warnings, and its templates instantiate. Never run.
+#include <hipfile-safetensors/safetensors.hpp>
 
 #include <string>
 

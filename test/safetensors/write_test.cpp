@@ -2,6 +2,7 @@
 // The writer: files that read back identically (from host and device memory), laid out as
 // the safetensors package lays them out, and arguments refused before the file is touched.
 #include "common.hpp"
+#include "temporary.hpp"  // the loader's private temporary file (safetensors/temporary.hpp)
 
 #include <dirent.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // hipfile-load PATH...: loads a safetensors checkpoint into GPU memory with
-// <hipfile++/safetensors.hpp> and reports the rate against the pinned copy rate of this run.
+// libhipfile-safetensors and reports the rate against the pinned copy rate of this run.
 #include "args.hpp"
 #include "ceiling.hpp"
 #include "errors.hpp"
@@ -14,7 +14,7 @@
 #include "verify.hpp"
 
 #include <hipfile++/driver.hpp>
-#include <hipfile++/safetensors.hpp>
+#include <hipfile-safetensors/safetensors.hpp>
 
 #include <hip/hip_runtime_api.h>
 #include <unistd.h>

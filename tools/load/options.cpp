@@ -28,7 +28,7 @@ DESCRIPTION
     weight_map names the shard of every tensor). Every header is validated first; a bad
     checkpoint is refused with an error naming the file and the tensor, before any GPU
     memory is allocated.
-    Then loads the tensors with <hipfile++/safetensors.hpp>: one device allocation per shard
+    Then loads the tensors with libhipfile-safetensors: one device allocation per shard
     and GPU, filled by one hipFileRead per shard and GPU where the tensors are contiguous,
     all shards and GPUs at once. It reports the tensors, bytes, seconds and GB/s (1e9
     bytes/s), and the rate as a ratio of the pinned host-to-device copy rate (hipMemcpy from

@@ -2,7 +2,7 @@
 // hipfile-load's report: the figures of a run, printed as text or as one JSON document.
 #pragma once
 
-#include <hipfile++/safetensors.hpp>
+#include <hipfile-safetensors/safetensors.hpp>
 
 #include <cstdint>
 #include <string>

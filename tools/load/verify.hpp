@@ -2,7 +2,7 @@
 // --verify: every loaded tensor against a plain pread of its file, byte for byte.
 #pragma once
 
-#include <hipfile++/safetensors.hpp>
+#include <hipfile-safetensors/safetensors.hpp>
 
 #include <cstddef>
 #include <cstdint>

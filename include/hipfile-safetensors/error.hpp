@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 /**
- * @file safetensors/error.hpp
+ * @file hipfile-safetensors/error.hpp
  * @brief The errors of the safetensors loader and writer: a code, the file and tensor they
  *        are about, what is wrong, and the hipfile::Error behind an I/O or HIP failure.
  */
 #pragma once
 
 #include <cstddef>
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
 
-#include "../error.hpp"
+#include <hipfile++/error.hpp>
+
+#include "export.hpp"
 
 namespace hipfile::safetensors {
 
@@ -57,85 +58,13 @@ enum class Errc {
   return names[static_cast<int>(c)];
 }
 
-namespace detail {
-
-/// The length of the well-formed UTF-8 sequence starting at @p p[i] (RFC 3629: no overlong
-/// forms, no surrogates, nothing above U+10FFFF), or 0 when none starts there.
-inline std::size_t utf8_sequence(const unsigned char* p, std::size_t n, std::size_t i) noexcept {
-  const unsigned c = p[i];
-  if (c < 0x80) return 1;
-  std::size_t len = 0;
-  unsigned lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return 0;
-  for (std::size_t k = 2; k < len; ++k)
-    if (p[i + k] < 0x80 || p[i + k] > 0xBF) return 0;
-  return len;
-}
-
-/// How many bytes of a name or JSON snippet a message shows before cutting it short.
-inline constexpr std::size_t kMessageNameBytes = 160;
-
-/// True for the code points a terminal acts on rather than shows: C1 controls and the
-/// bidirectional overrides and isolates.
-constexpr bool is_format_control(char32_t cp) noexcept {
-  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
-/**
- * @brief @p s made fit for a message: C0 controls, DEL and bytes that are not UTF-8 as \xNN,
- *        C1 controls and bidirectional overrides as \uXXXX (names come from files and must not
- *        drive the terminal that prints them), cut after about @p limit bytes with "..." and
- *        the full length (a name may be most of a 100 MB header).
- */
-inline std::string printable(std::string_view s, std::size_t limit = kMessageNameBytes) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  std::string out;
-  char buf[8];
-  for (std::size_t i = 0; i < s.size();) {
-    if (out.size() >= limit) return out + "... (" + std::to_string(s.size()) + " bytes)";
-    const std::size_t len = utf8_sequence(p, s.size(), i);
-    char32_t cp = len == 1 ? p[i] : 0;
-    if (len == 2) cp = ((p[i] & 0x1Fu) << 6) | (p[i + 1] & 0x3Fu);
-    if (len == 3) cp = ((p[i] & 0x0Fu) << 12) | ((p[i + 1] & 0x3Fu) << 6) | (p[i + 2] & 0x3Fu);
-    if (len == 0 || (len == 1 && (cp < 0x20 || cp == 0x7F))) {
-      std::snprintf(buf, sizeof buf, "\\x%02x", p[i]);
-      out += buf;
-      ++i;
-      continue;
-    }
-    if (is_format_control(cp)) {
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
-      out += buf;
-    } else {
-      out.append(s.data() + i, len);
-    }
-    i += len;
-  }
-  return out;
-}
-
-}  // namespace detail
-
 /**
  * @brief One failure: message() reads "FILE: tensor 'NAME': WHAT[: CAUSE]", leaving out the
  *        parts that do not apply (no file for a writer argument, no tensor for a header that
- *        is not JSON). The file and tensor are shown through detail::printable (escaped,
- *        bounded); file() and tensor() return them as they are.
+ *        is not JSON). The file and tensor are shown escaped and bounded (they come from
+ *        files); file() and tensor() return them as they are.
  */
-class Error {
+class HIPFILE_ST_API Error {
  public:
   Error() = default;
   Error(Errc code, std::string file, std::string tensor, std::string what) noexcept
@@ -158,17 +87,7 @@ class Error {
   [[nodiscard]] bool has_cause() const noexcept { return has_cause_; }
   [[nodiscard]] const hipfile::Error& cause() const noexcept { return cause_; }
 
-  [[nodiscard]] std::string message() const {
-    std::string out = detail::printable(file_, kMessagePathBytes);
-    if (!tensor_.empty()) {
-      if (!out.empty()) out += ": ";
-      out += "tensor '" + detail::printable(tensor_) + "'";
-    }
-    if (!out.empty()) out += ": ";
-    out += what_;
-    if (has_cause_) out += ": " + cause_.message();
-    return out;
-  }
+  [[nodiscard]] std::string message() const;
 
  private:
   static constexpr std::size_t kMessagePathBytes = 4096;  // PATH_MAX: a path that opened shows whole
@@ -182,18 +101,5 @@ class Error {
 /// The return type of every fallible call of the safetensors layer.
 template <class T>
 using Result = hipfile::expected<T, Error>;
-
-namespace detail {
-/// The one place errors are made into the unexpected value (one line to change for a shim).
-[[nodiscard]] inline hipfile::unexpected<Error> fail(Errc code, std::string file, std::string tensor,
-                                                 std::string what) {
-  return hipfile::unexpected(Error(code, std::move(file), std::move(tensor), std::move(what)));
-}
-[[nodiscard]] inline hipfile::unexpected<Error> fail(Errc code, std::string file, std::string tensor,
-                                                 std::string what, hipfile::Error cause) {
-  return hipfile::unexpected(Error(code, std::move(file), std::move(tensor), std::move(what), cause));
-}
-[[nodiscard]] inline hipfile::unexpected<Error> fail(Error e) { return hipfile::unexpected(std::move(e)); }
-}  // namespace detail
 
 }  // namespace hipfile::safetensors

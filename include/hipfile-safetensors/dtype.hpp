@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /**
- * @file safetensors/dtype.hpp
+ * @file hipfile-safetensors/dtype.hpp
  * @brief The element types of the safetensors format, their names and sizes, and the C++
  *        types that typed access maps onto them.
  */

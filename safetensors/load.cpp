@@ -1,69 +1,34 @@
 // SPDX-License-Identifier: MIT
-/**
- * @file safetensors/load.hpp
- * @brief load(): a checkpoint's tensors (all, or a subset) into device memory, every shard
- *        and device read in parallel.
- */
-#pragma once
+// load(): checks the options, selection, devices and shard sizes, allocates one buffer per
+// (shard, device), and runs the plan's reads on several threads.
+#include <hipfile-safetensors/load.hpp>
 
+#include <fcntl.h>
 #include <hip/hip_runtime_api.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
-#include <cstdint>
-#include <functional>
 #include <mutex>
 #include <optional>
-#include <string>
-#include <vector>
 
-#include "../device_buffer.hpp"
-#include "../file.hpp"
-#include "checkpoint.hpp"
-#include "detail/plan.hpp"
-#include "detail/workers.hpp"
-#include "error.hpp"
-#include "loaded.hpp"
+#include <hipfile++/device_buffer.hpp>
+#include <hipfile++/file.hpp>
+
+#include "fail.hpp"
+#include "fd.hpp"
+#include "plan.hpp"
+#include "workers.hpp"
 
 namespace hipfile::safetensors {
-
-/// The largest LoadOptions::parallel_reads: more is refused (invalid_argument), as it could
-/// only cut the reads into pieces too small to be worth a call each.
-inline constexpr unsigned kMaxParallelReads = 64;
-
-/// What load() loads and where.
-struct LoadOptions {
-  /// The device of every tensor; -1: the calling thread's current device.
-  int device = -1;
-  /// When set, the device of each tensor (overrides device), e.g. layers split over GPUs.
-  std::function<int(const TensorInfo&)> placement;
-  /// When not empty, only these tensors (each must exist: no_such_tensor otherwise).
-  std::vector<std::string> names;
-  /// When set, only the tensors it accepts (after names).
-  std::function<bool(const TensorInfo&)> filter;
-  /// When set, called after each read with (bytes read so far, bytes to read), from the
-  /// reading threads, one call at a time. Reads are then cut into progress_step pieces.
-  std::function<void(std::uint64_t, std::uint64_t)> progress;
-  std::uint64_t progress_step = std::uint64_t{1} << 30;
-  /// hipFileRead calls in flight per shard and device: 1 (the default) reads each contiguous
-  /// range with one call, which the library spreads over its workers itself; N > 1 cuts it
-  /// into N pieces read at once (more requests queued at a slow disk). At most
-  /// kMaxParallelReads; the reading threads of all groups together are at most
-  /// detail::kMaxThreads (64), taking the reads in turn.
-  unsigned parallel_reads = 1;
-  /// Read through an O_DIRECT descriptor of each shard (where its file system allows it).
-  /// The library still serves what is in the page cache from there; what is not comes from
-  /// the disk without passing through the page cache. Default: buffered (bench/RESULTS.md).
-  bool direct = false;
-};
-
 namespace detail {
+namespace {
 
 /// Checkpoint indices of the selected tensors, in checkpoint order.
-inline Result<std::vector<std::size_t>> select(const Checkpoint& c, const LoadOptions& o) {
+Result<std::vector<std::size_t>> select(const Checkpoint& c, const LoadOptions& o) {
   std::vector<char> wanted(c.tensors().size(), o.names.empty() ? 1 : 0);
   for (const auto& name : o.names) {
     const TensorInfo* t = c.find(name);
@@ -80,7 +45,7 @@ inline Result<std::vector<std::size_t>> select(const Checkpoint& c, const LoadOp
 }
 
 /// The device of each selected tensor, each checked against the devices the runtime has.
-inline Result<std::vector<int>> place(const Checkpoint& c, const std::vector<std::size_t>& selected, const LoadOptions& o) {
+Result<std::vector<int>> place(const Checkpoint& c, const std::vector<std::size_t>& selected, const LoadOptions& o) {
   int count = 0, current = 0;
   if (hipError_t e = hipGetDeviceCount(&count); e != hipSuccess)
     return fail(Errc::device_error, "", "", "hipGetDeviceCount", hipfile::Error::from_hip(e));
@@ -99,7 +64,7 @@ inline Result<std::vector<int>> place(const Checkpoint& c, const std::vector<std
 }
 
 /// Every shard that load() reads still has the size it had when opened.
-inline Result<void> check_sizes(const Checkpoint& c, const std::vector<std::size_t>& selected) {
+Result<void> check_sizes(const Checkpoint& c, const std::vector<std::size_t>& selected) {
   std::vector<char> checked(c.shards().size(), 0);
   for (std::size_t i : selected) {
     const TensorInfo& t = c.tensors()[i];
@@ -118,7 +83,7 @@ inline Result<void> check_sizes(const Checkpoint& c, const std::vector<std::size
 /// A descriptor of the same open file as @p fd: a duplicate, or with @p direct an O_DIRECT
 /// reopen through /proc/self/fd (the same inode, whatever happened to the name since), a
 /// duplicate where the file system refuses O_DIRECT. -1 with errno on failure.
-inline int reopen(int fd, bool direct) noexcept {
+int reopen(int fd, bool direct) noexcept {
   if (direct) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
     const int d = hipfile::detail::open_retry(self.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC, 0);
@@ -128,7 +93,7 @@ inline int reopen(int fd, bool direct) noexcept {
 }
 
 /// A hipfile::File of shard @p i's file (a descriptor of its own: the checkpoint keeps its one).
-inline Result<File> register_shard(const Checkpoint& c, std::size_t i, bool direct) {
+Result<File> register_shard(const Checkpoint& c, std::size_t i, bool direct) {
   const int fd = reopen(c.shard_fd(i), direct);
   if (fd < 0) return fail(Errc::io_error, c.shards()[i].path, "", "reopen", hipfile::Error::last_errno());
   auto f = File::adopt(fd);
@@ -140,14 +105,14 @@ inline Result<File> register_shard(const Checkpoint& c, std::size_t i, bool dire
 }
 
 /// The name of the first tensor of shard @p shard with bytes in [offset, offset + n).
-inline std::string tensor_at(const Checkpoint& c, std::size_t shard, std::uint64_t offset, std::uint64_t n) {
+std::string tensor_at(const Checkpoint& c, std::size_t shard, std::uint64_t offset, std::uint64_t n) {
   for (const auto& t : c.tensors())
     if (t.shard == shard && t.bytes() > 0 && t.file_offset < offset + n && offset < t.file_offset + t.bytes()) return t.name;
   return "";
 }
 
 /// The error of a failed read: the file, the tensor at the read's start, where, and why.
-inline Error read_error(const Checkpoint& c, const Group& g, const Read& r, const hipfile::Error& cause) {
+Error read_error(const Checkpoint& c, const Group& g, const Read& r, const hipfile::Error& cause) {
   const std::string& path = c.shards()[g.shard].path;
   const std::string name = tensor_at(c, g.shard, r.file_offset, r.bytes);
   const std::string where = std::to_string(r.bytes) + " bytes at offset " + std::to_string(r.file_offset);
@@ -160,7 +125,7 @@ inline Error read_error(const Checkpoint& c, const Group& g, const Read& r, cons
 /// the system refuses more), taking reads in turn from all groups (all shards and devices
 /// start at once); the caller's thread alone when there is one read at a time to do. Stops
 /// at the first failure and returns it.
-inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::vector<File>& files,
+Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::vector<File>& files,
                              std::vector<DeviceBuffer>& buffers, const LoadOptions& o) {
   struct Job {
     std::size_t group;
@@ -198,60 +163,34 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
   return {};
 }
 
-}  // namespace detail
-
-/**
- * @brief Loads the selected tensors of @p checkpoint into new device memory.
- *
- * Checks first (the options, the selection, the devices, the shards' sizes), then allocates one buffer
- * per (shard, device), then reads: one hipFileRead per shard and device where the tensors are
- * contiguous in the file (a full load), all groups at once on their own threads. On any
- * failure nothing stays allocated. Each tensor's device address is congruent to its offset in
- * the shard's data section modulo 256 (allocations are 256-byte aligned), so tensors that the
- * file aligns to their element size (as safetensors and write() do) are aligned in memory.
- */
-[[nodiscard]] inline Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& options = {}) {
-  using namespace detail;
-  if (options.parallel_reads > kMaxParallelReads)
-    return fail(Errc::invalid_argument, "", "", "parallel_reads " + std::to_string(options.parallel_reads) +
-                                                    " is above the maximum of " + std::to_string(kMaxParallelReads));
-  auto selected = select(checkpoint, options);
-  if (!selected) return fail(selected.error());
-  auto devices = place(checkpoint, *selected, options);
-  if (!devices) return fail(devices.error());
-  if (auto r = check_sizes(checkpoint, *selected); !r) return fail(r.error());
-  const std::uint64_t step = options.progress && options.progress_step > 0 ? options.progress_step : UINT64_MAX;
-  const Plan plan = make_plan(checkpoint.tensors(), *selected, *devices, step, options.parallel_reads);
-  using clock = std::chrono::steady_clock;
-  const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
-  LoadStats stats;
-  stats.bytes_read = plan.read_bytes;
-  for (const Group& g : plan.groups) stats.reads += g.reads.size();
-
-  auto t0 = clock::now();
+/// One device buffer per group of the plan.
+Result<std::vector<DeviceBuffer>> allocate(const Checkpoint& c, const Plan& plan) {
   std::vector<DeviceBuffer> buffers;
   for (const Group& g : plan.groups) {
     auto b = DeviceBuffer::allocate(g.bytes, g.device);
-    if (!b)
-      return fail(Errc::device_error, checkpoint.shards()[g.shard].path, "",
-                  "on device " + std::to_string(g.device), b.error());
+    if (!b) return fail(Errc::device_error, c.shards()[g.shard].path, "", "on device " + std::to_string(g.device), b.error());
     buffers.push_back(std::move(*b));
   }
-  stats.allocate_seconds = seconds_since(t0);
-  std::vector<File> files(checkpoint.shards().size());
+  return buffers;
+}
+
+/// A registered File of each shard the plan reads from (the others stay empty).
+Result<std::vector<File>> register_shards(const Checkpoint& c, const Plan& plan, bool direct) {
+  std::vector<File> files(c.shards().size());
   for (const Group& g : plan.groups) {
     if (files[g.shard] || g.reads.empty()) continue;
-    auto f = register_shard(checkpoint, g.shard, options.direct);
+    auto f = register_shard(c, g.shard, direct);
     if (!f) return fail(f.error());
     files[g.shard] = std::move(*f);
   }
-  t0 = clock::now();
-  if (auto r = read_all(checkpoint, plan, files, buffers, options); !r) return fail(r.error());
-  stats.read_seconds = seconds_since(t0);
+  return files;
+}
 
+/// The loaded checkpoint: a view per placed tensor, then the buffers handed over.
+LoadedCheckpoint assemble(const Checkpoint& c, const Plan& plan, std::vector<DeviceBuffer>& buffers, const LoadStats& stats) {
   LoadedCheckpoint out;
   for (const Placement& p : plan.placed) {
-    const TensorInfo& t = checkpoint.tensors()[p.tensor];
+    const TensorInfo& t = c.tensors()[p.tensor];
     void* data = p.alloc_offset == kNoOffset ? nullptr : static_cast<std::byte*>(buffers[p.group].data()) + p.alloc_offset;
     out.add_tensor(LoadedTensor{t.name, t.dtype, t.shape, plan.groups[p.group].device, data,
                                 static_cast<std::size_t>(t.bytes()), p.group});
@@ -261,8 +200,46 @@ inline Result<void> read_all(const Checkpoint& c, const Plan& plan, const std::v
   return out;
 }
 
-/// Checkpoint::open(path), then load().
-[[nodiscard]] inline Result<LoadedCheckpoint> load(const std::string& path, const LoadOptions& options = {}) {
+/// The plan of a load whose options and selection were checked.
+Result<Plan> checked_plan(const Checkpoint& c, const LoadOptions& o) {
+  if (o.parallel_reads > kMaxParallelReads)
+    return fail(Errc::invalid_argument, "", "", "parallel_reads " + std::to_string(o.parallel_reads) +
+                                                    " is above the maximum of " + std::to_string(kMaxParallelReads));
+  auto selected = select(c, o);
+  if (!selected) return fail(selected.error());
+  auto devices = place(c, *selected, o);
+  if (!devices) return fail(devices.error());
+  if (auto r = check_sizes(c, *selected); !r) return fail(r.error());
+  const std::uint64_t step = o.progress && o.progress_step > 0 ? o.progress_step : UINT64_MAX;
+  return make_plan(c.tensors(), *selected, *devices, step, o.parallel_reads);
+}
+
+}  // namespace
+}  // namespace detail
+
+Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& options) {
+  using namespace detail;
+  auto plan = checked_plan(checkpoint, options);
+  if (!plan) return fail(plan.error());
+  using clock = std::chrono::steady_clock;
+  const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+  LoadStats stats;
+  stats.bytes_read = plan->read_bytes;
+  for (const Group& g : plan->groups) stats.reads += g.reads.size();
+
+  auto t0 = clock::now();
+  auto buffers = allocate(checkpoint, *plan);
+  if (!buffers) return fail(buffers.error());
+  stats.allocate_seconds = seconds_since(t0);
+  auto files = register_shards(checkpoint, *plan, options.direct);
+  if (!files) return fail(files.error());
+  t0 = clock::now();
+  if (auto r = read_all(checkpoint, *plan, *files, *buffers, options); !r) return fail(r.error());
+  stats.read_seconds = seconds_since(t0);
+  return assemble(checkpoint, *plan, *buffers, stats);
+}
+
+Result<LoadedCheckpoint> load(const std::string& path, const LoadOptions& options) {
   auto c = Checkpoint::open(path);
   if (!c) return detail::fail(c.error());
   return load(*c, options);

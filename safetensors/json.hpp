@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /**
- * @file safetensors/detail/json.hpp
+ * @file json.hpp
  * @brief Internal: the JSON step of reading a header or index, bounded by construction.
  *        nlohmann-json's SAX parser (iterative: it keeps its nesting on a vector, not the
  *        stack) feeds a schema-aware handler event by event through SaxAdapter, which caps
@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "../error.hpp"
+#include "text.hpp"
 
 namespace hipfile::safetensors::detail {
 
@@ -31,21 +31,6 @@ using json = nlohmann::json;
 /// The deepest JSON nesting a header or index may have. A header needs 3 levels (the object,
 /// an entry, its shape); the rest is room for unknown entry keys and index metadata values.
 inline constexpr std::size_t kMaxJsonDepth = 16;
-
-/// The offset of the first byte of @p s that is not well-formed UTF-8, or nullopt when all of it is.
-inline std::optional<std::size_t> utf8_error(std::string_view s) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  for (std::size_t i = 0; i < s.size();) {
-    if (p[i] < 0x80) {  // the common case, without the call
-      ++i;
-      continue;
-    }
-    const std::size_t len = utf8_sequence(p, s.size(), i);
-    if (len == 0) return i;
-    i += len;
-  }
-  return std::nullopt;
-}
 
 /// "an array", "a string", ...: for "is X, not an object" messages.
 inline const char* kind(json::value_t t) noexcept {

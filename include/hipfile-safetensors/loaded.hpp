@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /**
- * @file safetensors/loaded.hpp
+ * @file hipfile-safetensors/loaded.hpp
  * @brief hipfile::safetensors::LoadedCheckpoint: tensors in device memory that it owns (one
  *        allocation per shard and device), as views, with typed access and release().
  */
@@ -15,9 +15,11 @@
 #include <utility>
 #include <vector>
 
-#include "../device_buffer.hpp"
+#include <hipfile++/device_buffer.hpp>
+
 #include "dtype.hpp"
 #include "error.hpp"
+#include "export.hpp"
 
 namespace hipfile::safetensors {
 
@@ -63,7 +65,7 @@ struct LoadStats {
  * the allocations to the caller (to adopt into another framework) and keeps tensors()
  * describing them. Thread safety: const members from any thread.
  */
-class LoadedCheckpoint {
+class HIPFILE_ST_API LoadedCheckpoint {
  public:
   LoadedCheckpoint() = default;
   LoadedCheckpoint(LoadedCheckpoint&&) noexcept = default;
@@ -74,18 +76,11 @@ class LoadedCheckpoint {
 
   /// In checkpoint order (shard, then offset).
   [[nodiscard]] const std::vector<LoadedTensor>& tensors() const noexcept { return tensors_; }
-  [[nodiscard]] const LoadedTensor* find(std::string_view name) const noexcept {
-    auto it = by_name_.find(name);
-    return it == by_name_.end() ? nullptr : &tensors_[it->second];
-  }
+  [[nodiscard]] const LoadedTensor* find(std::string_view name) const noexcept;
   /// The allocations still owned (empty after release()).
   [[nodiscard]] const std::vector<Allocation>& allocations() const noexcept { return allocations_; }
   /// The bytes of all loaded tensors.
-  [[nodiscard]] std::uint64_t bytes() const noexcept {
-    std::uint64_t n = 0;
-    for (const auto& t : tensors_) n += t.bytes;
-    return n;
-  }
+  [[nodiscard]] std::uint64_t bytes() const noexcept;
 
   /**
    * @brief The device bytes of tensor @p name as std::span<T> (device addresses).
@@ -96,40 +91,20 @@ class LoadedCheckpoint {
   template <class T>
   [[nodiscard]] Result<std::span<T>> span(std::string_view name) const {
     static_assert(has_dtype<T>, "T has no safetensors dtype (use bytes() for F4/F6 or raw access)");
-    const LoadedTensor* t = find(name);
-    if (t == nullptr) return detail::fail(Errc::no_such_tensor, "", std::string(name), "is not loaded");
-    constexpr Dtype want = dtype_of<T>::value;
-    if (t->dtype != want)
-      return detail::fail(Errc::dtype_mismatch, "", t->name,
-                          "is " + std::string(t->dtype_name()) + ", not " + std::string(dtype_name(want)));
-    if (reinterpret_cast<std::uintptr_t>(t->data) % alignof(T) != 0)
-      return detail::fail(Errc::invalid_argument, "", t->name,
-                          "is not aligned to " + std::to_string(alignof(T)) + " bytes in device memory");
-    return std::span<T>(static_cast<T*>(t->data), t->bytes / sizeof(T));
+    auto t = typed(name, dtype_of<T>::value, alignof(T));
+    if (!t) return hipfile::unexpected(std::move(t.error()));
+    return std::span<T>(static_cast<T*>((*t)->data), (*t)->bytes / sizeof(T));
   }
   /// The device bytes of tensor @p name, whatever its dtype.
-  [[nodiscard]] Result<std::span<std::byte>> bytes(std::string_view name) const {
-    const LoadedTensor* t = find(name);
-    if (t == nullptr) return detail::fail(Errc::no_such_tensor, "", std::string(name), "is not loaded");
-    return std::span<std::byte>(static_cast<std::byte*>(t->data), t->bytes);
-  }
+  [[nodiscard]] Result<std::span<std::byte>> bytes(std::string_view name) const;
 
   /**
    * @brief Gives up ownership: the caller must hipFree every returned data pointer (after
    *        the tensors are no longer used). tensors() keep their addresses.
    */
-  [[nodiscard]] std::vector<Allocation> release() noexcept {
-    for (auto& b : owned_) (void)b.release();
-    owned_.clear();
-    return std::exchange(allocations_, {});
-  }
+  [[nodiscard]] std::vector<Allocation> release() noexcept;
   /// Frees every allocation now; the object becomes empty.
-  void reset() noexcept {
-    owned_.clear();
-    allocations_.clear();
-    tensors_.clear();
-    by_name_.clear();
-  }
+  void reset() noexcept;
 
   /// What the load moved and how long its parts took.
   [[nodiscard]] const LoadStats& stats() const noexcept { return stats_; }
@@ -137,17 +112,15 @@ class LoadedCheckpoint {
   /// For load(): records the stats.
   void set_stats(const LoadStats& s) noexcept { stats_ = s; }
   /// For load(): adds an owned allocation (its index is allocations().size() before).
-  void add_allocation(DeviceBuffer buffer, std::size_t shard) {
-    allocations_.push_back(Allocation{buffer.data(), buffer.size(), buffer.device(), shard});
-    owned_.push_back(std::move(buffer));
-  }
+  void add_allocation(DeviceBuffer buffer, std::size_t shard);
   /// For load(): adds a tensor view.
-  void add_tensor(LoadedTensor t) {
-    by_name_.emplace(t.name, tensors_.size());
-    tensors_.push_back(std::move(t));
-  }
+  void add_tensor(LoadedTensor t);
 
  private:
+  // span<T>'s checks, the same for every T: the tensor, or no_such_tensor, dtype_mismatch
+  // (not @p want) or invalid_argument (not aligned to @p alignment).
+  [[nodiscard]] Result<const LoadedTensor*> typed(std::string_view name, Dtype want, std::size_t alignment) const;
+
   std::vector<DeviceBuffer> owned_;
   std::vector<Allocation> allocations_;
   std::vector<LoadedTensor> tensors_;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /**
- * @file safetensors/detail/workers.hpp
+ * @file workers.hpp
  * @brief Internal: one job loop run on several threads, where a thread that cannot be started
  *        is not fatal. Not part of the API.
  *
