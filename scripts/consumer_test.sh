@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: MIT
 # consumer_test.sh BUILD: installs BUILD into a fresh staging tree and uses it from outside the
 # source tree the way the README tells users to, each route with only what the README gives it:
-#   pkg-config  the hipFile guide's program (test/consumer/guide.c: lines 162-220 of the seed
-#               guide, /work/shared/reference/seed-register-file-and-buffer.txt, unchanged), the C
+#   pkg-config  the hipFile guide's program (test/consumer/guide.c: the "Complete example" of
+#               the guide "Register a file and a buffer", unchanged), the README's C program, the C
 #               examples and test/consumer/consumer.c, built with `cc PROG.c $(pkg-config --cflags
 #               --libs hipfile)` (and again with -std=c99 -pedantic -Werror); they run with
 #               LD_LIBRARY_PATH=PREFIX/LIBDIR or an -rpath, as for any prefix ldconfig does not know
+#   loader      test/consumer/loader.cpp with `pkg-config --cflags --libs hipfile-safetensors`,
+#               and no installed header that includes nlohmann-json
 #   CMake       test/consumer (find_package(hipfile CONFIG): hipfile::hipfile, hip::hipfile,
-#               hipfile::hipfile++, the guide's program); run with the build-tree rpath CMake
+#               hipfile::hipfile++, hipfile::safetensors, the guide's program); run with the build-tree rpath CMake
 #               gives, no LD_LIBRARY_PATH
 #   tools       the installed hipfile-check and hipfile-cp, found through their $ORIGIN rpath
 #   Python      `import hipfile` and a round trip with PYTHONPATH=PREFIX/lib/python3/dist-packages
 #   Meson       a project with subprojects/hipfile (a link to this tree) and subprojects/
 #               hipfile.wrap, no PKG_CONFIG_PATH: dependency('hipfile') is the subproject, which
-#               builds the library and hip-cpu only (no tests, tools, fmt or Python extension)
+#               builds the library, the loader and hip-cpu only (no tests, tools, fmt or Python
+#               extension), and dependency('hipfile-safetensors') is the subproject's loader
 # Also checks the man pages and that nothing lands in include/hip/ (ROCm's folder). Prints each
 # stage's time; the last line sums up. Exit 0: all fine. JOBS: ninja's parallelism (default 2).
 set -euo pipefail
@@ -65,8 +68,15 @@ done
 # with DESTDIR: hipfile.pc names the real prefix.
 step pkg-config "the guide's program, the C examples, consumer.c"
 pc() { PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage pkg-config "$@"; }
+# The README's C program, cut from the README as a user would copy it.
+"$python" - "$root/README.md" "$work/readme.c" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"^## C\n.*?^```c\n(.*?)^```", text, re.S | re.M)
+open(sys.argv[2], "w").write(block.group(1))
+EOF
 pc_flags=$(pc --cflags --libs hipfile)
-for src in "$root/test/consumer/guide.c" "${examples[@]}" "$root/test/consumer/consumer.c"; do
+for src in "$root/test/consumer/guide.c" "$work/readme.c" "${examples[@]}" "$root/test/consumer/consumer.c"; do
   name=$(basename "$src" .c)
   cc "$src" -o "$work/pc_$name" $pc_flags || bad "cc $name.c \$(pkg-config --cflags --libs hipfile)"
   cc -std=c99 -pedantic -Wall -Wextra -Werror -c "$src" -o "$work/pc_$name.o" $pc_flags \
@@ -82,6 +92,10 @@ if [ -x "$work/pc_register_and_read" ]; then
   out=$(LD_LIBRARY_PATH=$libdir "$work/pc_register_and_read" "$data" 2>&1) || bad "register_and_read: $out"
   grep -q "read 3000000 of 3000000 bytes" <<<"$out" || bad "register_and_read said: $out"
 fi
+if [ -x "$work/pc_readme" ]; then
+  out=$(LD_LIBRARY_PATH=$libdir "$work/pc_readme" "$data" 2>&1) || bad "the README's C program: $out"
+  grep -q "read 1048576 bytes into GPU memory" <<<"$out" || bad "the README's C program said: $out"
+fi
 LD_LIBRARY_PATH=$libdir "$work/pc_consumer" "$scratch" || bad "pkg-config consumer"
 # Without LD_LIBRARY_PATH it cannot find the library, and an -rpath is the other way.
 if "$work/pc_consumer" "$scratch" > /dev/null 2>&1; then
@@ -90,14 +104,23 @@ fi
 cc "$root/test/consumer/consumer.c" -o "$work/pc_rpath" $pc_flags -Wl,-rpath,"$libdir" \
   && "$work/pc_rpath" "$scratch" || bad "pkg-config consumer linked with -Wl,-rpath"
 
-step CMake "hipfile::hipfile, hip::hipfile, hipfile::hipfile++, the guide's program, the C examples"
+step loader "the checkpoint loader through pkg-config"
+[ -e "$libdir/libhipfile-safetensors.so.0" ] || bad "no libhipfile-safetensors.so.0"
+[ -f "$prefix/include/hipfile-safetensors/safetensors.hpp" ] || bad "no <hipfile-safetensors/safetensors.hpp>"
+[ ! -e "$prefix/include/hipfile++/safetensors.hpp" ] || bad "the old <hipfile++/safetensors.hpp> is installed"
+! grep -rqE '#include *<nlohmann' "$prefix/include" || bad "an installed header includes nlohmann-json"
+c++ -std=c++20 "$root/test/consumer/loader.cpp" -o "$work/pc_loader" \
+  $(pc --cflags --libs hipfile-safetensors) || bad "c++ loader.cpp \$(pkg-config --cflags --libs hipfile-safetensors)"
+LD_LIBRARY_PATH=$libdir "$work/pc_loader" "$scratch" || bad "pkg-config loader consumer"
+
+step CMake "hipfile::hipfile, hip::hipfile, hipfile::hipfile++, hipfile::safetensors, the guide's program, the C examples"
 cmake -S "$root/test/consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release > "$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; bad "cmake configure"; }
 grep -q "hipfile 0.5" "$work/cmake.log" || bad "find_package did not report hipfile 0.5"
 cmake --build "$work/cmake" -j "$jobs" > "$work/build.log" 2>&1 || { cat "$work/build.log"; bad "cmake build"; }
 # CMake links an imported SHARED target by its full path and puts that folder into the
 # build-tree RUNPATH: the programs run as built, with no LD_LIBRARY_PATH.
-for exe in consumer_c consumer_upstream_ns consumer_cxx; do
+for exe in consumer_c consumer_upstream_ns consumer_cxx consumer_loader; do
   "$work/cmake/$exe" "$scratch" || bad "$exe (CMake build-tree rpath)"
 done
 "$work/cmake/cmake_register_and_read" "$data" > /dev/null || bad "register_and_read (CMake)"
@@ -153,16 +176,16 @@ url = /path/to/hipfile
 revision = head
 
 [provide]
-dependency_names = hipfile
+dependency_names = hipfile, hipfile-safetensors
 WRAP
-cp "$root/test/consumer/guide.c" "$root/test/consumer/consumer.c" "${examples[@]}" "$sub/"
+cp "$root/test/consumer/guide.c" "$root/test/consumer/consumer.c" "$root/test/consumer/loader.cpp" "${examples[@]}" "$sub/"
 {
-  echo "project('consumer', 'c', default_options: ['c_std=c99', 'warning_level=3', 'werror=true'])"
+  echo "project('consumer', 'c', 'cpp', default_options: ['c_std=c99', 'cpp_std=c++20', 'warning_level=3', 'werror=true'])"
   echo "hipfile_dep = dependency('hipfile')"
   for src in guide.c consumer.c "${examples[@]##*/}"; do
     echo "executable('${src%.c}', '$src', dependencies: hipfile_dep)"
   done
-  # hipfile-safetensors (hipfile_safetensors_dep): its lines go here.
+  echo "executable('consumer_loader', 'loader.cpp', dependencies: dependency('hipfile-safetensors'))"
 } > "$sub/meson.build"
 if meson setup "$sub/build" "$sub" --buildtype=debug --force-fallback-for=hipfile \
     -Dhipfile:platform="$platform" > "$work/sub.log" 2>&1; then
@@ -174,15 +197,18 @@ if meson setup "$sub/build" "$sub" --buildtype=debug --force-fallback-for=hipfil
   targets=$(meson introspect "$sub/build" --targets | "$python" -c \
     'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
   echo "targets: $targets"
-  want="consumer guide hip-cpu hipfile hipfile-core $(for s in "${examples[@]##*/}"; do echo "${s%.c}"; done)"
+  grep -qE "Dependency hipfile-safetensors found: YES .*\(overridden\)" "$work/sub.log" \
+    || bad "dependency('hipfile-safetensors') was not the subproject's"
+  want="consumer consumer_loader guide hip-cpu hipfile hipfile-core hipfile-safetensors hipfile-safetensors-core $(for s in "${examples[@]##*/}"; do echo "${s%.c}"; done)"
   [ "$targets" = "$(tr ' ' '\n' <<<"$want" | sort | xargs)" ] \
-    || bad "the subproject defines other targets than the library, its core, hip-cpu and the programs"
+    || bad "the subproject defines other targets than the library, the loader, their cores, hip-cpu and the programs"
   tests=$(meson test -C "$sub/build" --list 2>&1 || true)
   case $tests in *"No tests defined"*) ;; *) bad "the subproject registers tests: $tests" ;; esac
   ninja -C "$sub/build" -j "$jobs" > "$work/sub-build.log" 2>&1 || { tail -n 30 "$work/sub-build.log"; bad "subproject build"; }
   ls "$sub"/build/subprojects/hipfile/lib/libhipfile.so.0 > /dev/null || bad "no libhipfile.so.0 built in the subproject"
   "$sub/build/consumer" "$scratch" || bad "subproject consumer"
   "$sub/build/register_and_read" "$data" > /dev/null || bad "subproject register_and_read"
+  "$sub/build/consumer_loader" "$scratch" || bad "subproject loader consumer"
   # -Dhipfile:python=enabled asks for the extension; it is then defined (configured only).
   if meson setup "$sub/build-py" "$sub" --force-fallback-for=hipfile -Dhipfile:platform="$platform" \
       -Dhipfile:python=enabled > "$work/sub-py.log" 2>&1; then
@@ -197,5 +223,5 @@ fi
 
 step end
 echo "stage times: $(printf '%s, ' "${times[@]}" | sed 's/, $//')"
-[ "$fail" -eq 0 ] && echo "consumer test: all OK in $(( $(date +%s) - start )) s (pkg-config, CMake, tools, Python, Meson subproject)"
+[ "$fail" -eq 0 ] && echo "consumer test: all OK in $(( $(date +%s) - start )) s (pkg-config, loader, CMake, tools, Python, Meson subproject)"
 exit "$fail"
