@@ -138,7 +138,7 @@ std::vector<DataFile> open_data_files(const Options& o, const std::vector<std::s
   }
   std::vector<DataFile> files;
   files.reserve(paths.size());
-  for (const std::string& path : paths) files.emplace_back(path, o.direct);
+  for (const std::string& path : paths) files.emplace_back(path, o.direct, o.op == Op::Write);
   return files;
 }
 

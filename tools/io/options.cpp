@@ -76,7 +76,8 @@ DESCRIPTION
     restores it. hipfile-io writes only to a data file it creates in this run: an existing
     --file that a run would write (-w, --create, or a file smaller than --file-size, which
     would be rewritten with the pattern) is refused unless --overwrite is given. Reads of an
-    existing file large enough need no --overwrite and leave its bytes as they are.
+    existing file large enough need no --overwrite, leave its bytes as they are, and open it
+    read-only.
 
 OPTIONS
     SIZE takes a byte count with an optional binary suffix k, M, G or T (any case, optionally

@@ -51,6 +51,20 @@ count=$((count + 1))
 "$io" -w --overwrite --verify -f "$user" $small > "$dir/out" 2>&1 || { bad "-w --overwrite failed"; cat "$dir/out"; }
 cmp -s "$user" "$dir/user.orig" && bad "-w --overwrite left $user as it was"
 "$io" --verify -f "$user" $small > "$dir/out" 2>&1 || { bad "$user does not verify after -w --overwrite"; cat "$dir/out"; }
+# A file the user may only read: read runs (hot, cold, verify, all baselines) open it read-only.
+# Root ignores file modes, so as root the run is made as user nobody.
+count=$((count + 1))
+"$io" -f "$dir/ro.dat" $small > /dev/null 2>&1 && chmod 0444 "$dir/ro.dat" && chmod 0755 "$dir"
+as_user=""
+[ "$(id -u)" -ne 0 ] || as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+if $as_user "$io" --help > /dev/null 2>&1; then
+    for cache in --hot --cold; do
+        $as_user "$io" -f "$dir/ro.dat" -s 64k -b 64k --reps 1 --verify $cache > "$dir/out" 2>&1 ||
+            { bad "a $cache read of a read-only file failed"; cat "$dir/out"; }
+    done
+else
+    echo "not run: reads of a read-only file (this user cannot run hipfile-io as user nobody)"
+fi
 # A file hipfile-io creates in this run is its own: -w needs no --overwrite.
 count=$((count + 1))
 "$io" -w -f "$dir/new.dat" $small > "$dir/out" 2>&1 || { bad "-w on a new file failed"; cat "$dir/out"; }
