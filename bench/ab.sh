@@ -33,7 +33,7 @@ figs=(
     "rand64k-t1|$c -s 1G -b 64k -t 1 -n 3 --random --baselines hand"
     "rand64k-t16|$c -s 4G -b 64k -t 16 -n 3 --random --baselines hand"
     "batch|$c -s 1G -b 64k -t 1 -n 3 --random --api batch --batch 128 --baselines serial"
-    "write-buffered|$w -w -s 8G -b 64M -t 4 -n 1 --buffered --baselines copy,raw"
+    "write-buffered|$w -w --overwrite -s 8G -b 64M -t 4 -n 1 --buffered --baselines copy,raw"
 )
 for round in $(seq "$rounds"); do
     for f in "${figs[@]}"; do

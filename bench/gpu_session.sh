@@ -24,7 +24,7 @@ grep -E "^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|SKIP)|^(Ok|Fail|Skipped|Timeout): " "$
 
 echo "== fastpath on this machine (the real libcufile), and where every byte went"
 meson test -C "$build" fastpath-real-cufile -v 2>&1 | grep -E "report|stats|path|OK|FAIL|SKIP" | head -n 20
-"$build/tools/hipfile-stats" -- "$build/tools/hipfile-io" --file /tmp/hipfile-stats.dat --create -s 1G -b 64M -t 2 \
+"$build/tools/hipfile-stats" -- "$build/tools/hipfile-io" --file /tmp/hipfile-stats.dat --create --overwrite -s 1G -b 64M -t 2 \
     -n 1 --baselines none > "$out/stats.txt" 2>&1
 grep -iE "path|engine|cufile|read|write" "$out/stats.txt" | head -n 20
 rm -f /tmp/hipfile-stats.dat
@@ -37,7 +37,7 @@ if [ "${gpus:-0}" -ge 2 ]; then
     echo "== multi-GPU (8 GiB, page cache hot): one GPU, then GPUs 0 and 1 together"
     io=$build/tools/hipfile-io
     f="--file /tmp/hipfile-multi.dat --file-size 8G -s 8G -b 1G -n 3 --baselines copy"
-    { "$io" $f --create --devices 0 && "$io" $f --devices 0,1; } > "$out/multigpu.txt" 2>&1
+    { "$io" $f --create --overwrite --devices 0 && "$io" $f --devices 0,1; } > "$out/multigpu.txt" 2>&1
     grep -E "hipfile|ceiling|GPU[0-9]" "$out/multigpu.txt"
     rm -f /tmp/hipfile-multi.dat
 fi

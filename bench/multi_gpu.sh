@@ -126,7 +126,8 @@ list() { seq -s, 0 $(($1 - 1)); }
 # The data: one shared file of SIZE, and the files of one per GPU, each GPU's part (SIZE / N)
 # for the largest N that uses it (PATH.0 SIZE, PATH.1 SIZE / 2, ...), written once and flushed
 # before anything is timed (writeback of fresh pages during a figure costs it, bench/run.sh).
-common="-b $io_size"
+# --overwrite: these files are the script's own, written again by later figures and runs.
+common="-b $io_size --overwrite"
 "$io" --file "$read_file" --file-size "$total" -s "$io_size" $common -n 1 --baselines none > "$tmp/create.txt" 2>&1 ||
     { cat "$tmp/create.txt"; exit 1; }
 used=""

@@ -75,7 +75,7 @@ figure() {
 common="--file $read_file --file-size $size"
 # The data file is written first and flushed: writeback of the fresh dirty pages during the first
 # figure slowed it (see bench/RESULTS.md, "What changed to get here (this session)").
-"$io" $common --create -s 64M -b 64M -n 1 --baselines none > "$tmp/create.txt" 2>&1 ||
+"$io" $common --create --overwrite -s 64M -b 64M -n 1 --baselines none > "$tmp/create.txt" 2>&1 ||
     { cat "$tmp/create.txt"; exit 1; }
 sync
 # 1. Page-cache-hot 8 GiB sequential read into device memory at the library's default settings,
@@ -130,7 +130,7 @@ figure read-cold-buffered $common -s "$size" -b 64M -t 4 -n "$cold" --cold --buf
 figure read-half-direct $common -s "$size" -b 1G -t 1 -n "$cold" --direct --resident 0.5 --baselines copy,parts
 # 6. Writes from device memory against raw pwrite from pinned host memory (own file: writes
 #    replace the pattern).
-wcommon="--file $write_file --file-size $size"
+wcommon="--file $write_file --file-size $size --overwrite"
 figure write-buffered $wcommon -w -s "$size" -b 64M -t 4 -n "$slow" --buffered --baselines copy,raw
 figure write-direct $wcommon -w -s "$size" -b 64M -t 4 -n "$slow" --direct --baselines copy,raw
 # 7. 64 async 16 MiB reads on 4 streams against the same reads sync, serially.

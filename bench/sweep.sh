@@ -58,7 +58,7 @@ run() {
 } >> "$sweep"
 
 hot="--file $file --file-size $size -s $size -b ${BLOCK:-1G} -t 1 -n 5"
-"$io" --file "$file" --file-size "$size" --create -s 1G -b 1G -n 1 --baselines none > /dev/null 2>&1
+"$io" --file "$file" --file-size "$size" --create --overwrite -s 1G -b 1G -n 1 --baselines none > /dev/null 2>&1
 
 if want threads; then
     # Engine threads under each way of waiting for copies (HIPFILE_WAIT): the rate and the CPU
@@ -95,7 +95,7 @@ if want iops; then
     done
 fi
 if want write; then
-    w="--file $wfile --file-size $slow -w -s $slow -b 64M -t 4 -n 2 --baselines raw"
+    w="--file $wfile --file-size $slow --overwrite -w -s $slow -b 64M -t 4 -n 2 --baselines raw"
     for ct in 2M:16 8M:16 16M:16 8M:4 2M:4; do
         c=${ct%:*} t=${ct#*:}
         run "write buffered chunk=$c threads=$t" HIPFILE_CHUNK_SIZE=$c -- $w --buffered --engine-threads $t

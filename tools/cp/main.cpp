@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -54,7 +55,9 @@ OPTIONS
     -c, --chunk SIZE
         Bytes per read and write, which is also the size of the device buffer (default 256M).
         Must be > 0; it is rounded up to a multiple of 4 KiB, and a chunk larger than SRC is
-        shrunk to SRC's size rounded up to 4 KiB (at least 4 KiB).
+        shrunk to SRC's size rounded up to 4 KiB (at least 4 KiB). While the progress line is
+        shown, a chunk is also at most a sixteenth of SRC (at least 16M), so that the line
+        moves when one chunk would hold the whole file.
     -g, --device N
         The GPU whose memory carries the data (default 0).
     --buffered
@@ -63,7 +66,8 @@ OPTIONS
         fdatasync DST before exiting (default off).
     --progress
         Show the progress line even when stderr is not a terminal (default: shown when stderr
-        is a terminal).
+        is a terminal). It counts the bytes whose write has completed and is rewritten every
+        half second.
     -q, --quiet
         Never show the progress line.
     -h, --help
@@ -209,6 +213,19 @@ struct RegisteredFile {
   RegisteredFile& operator=(const RegisteredFile&) = delete;
 };
 
+// The bytes of one hipFileRead and hipFileWrite, and of the device buffer: --chunk, at most SRC's
+// size rounded up to 4 KiB. The progress line counts bytes as their write completes, so with it
+// shown a call moves at most a sixteenth of the copy (at least 16 MiB): with one chunk holding
+// the whole file it would otherwise sit at 0 % until the end. Only copies under 4 GiB get
+// smaller calls, and each still spans several of the engine's staged chunks; without the line
+// the calls are exactly as before.
+std::uint64_t call_bytes(std::uint64_t chunk, std::uint64_t size, bool progress) {
+  constexpr std::uint64_t kPage = 4096, kMinPiece = 16u << 20;
+  const auto round_up = [](std::uint64_t n) { return (n + kPage - 1) & ~(kPage - 1); };
+  if (progress) chunk = std::min(chunk, std::max(kMinPiece, round_up(size / 16)));
+  return std::max(kPage, std::min(chunk, round_up(size)));
+}
+
 int run(const Options& o) {
   const std::uint64_t size = check_paths(o);
 
@@ -220,11 +237,11 @@ int run(const Options& o) {
   bool src_direct = false, dst_direct = false;
   RegisteredFile src(open_file(o.src, O_RDONLY, !o.buffered, src_direct), o.src);
   RegisteredFile dst(open_file(o.dst, O_WRONLY | O_CREAT | O_TRUNC, !o.buffered, dst_direct), o.dst);
-  std::uint64_t chunk = std::max<std::uint64_t>(4096, std::min(o.chunk, (size + 4095) & ~std::uint64_t{4095}));
+  Progress progress(!o.quiet && (o.progress || isatty(STDERR_FILENO)));
+  const std::uint64_t chunk = call_bytes(o.chunk, size, progress.enabled());
   Memory buffer(MemKind::Device, chunk, o.device);
   check_status(hipFileBufRegister(buffer.data(), buffer.size(), 0), "hipFileBufRegister");
 
-  Progress progress(!o.quiet && (o.progress || isatty(STDERR_FILENO)));
   progress.start(fmt::format("{} -> {}", o.src, o.dst), size);
   std::string error;
   std::uint64_t off = 0;

@@ -95,9 +95,9 @@ DataFile::~DataFile() {
   if (fd_ >= 0) close(fd_);
 }
 
-int open_data_file(const std::string& path, bool direct) {
+int open_data_file(const std::string& path, bool direct, bool writable) {
   std::string problem;
-  int fd = open_regular(path, O_RDWR | (direct ? O_DIRECT : 0), 0, problem);
+  int fd = open_regular(path, (writable ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0), 0, problem);
   if (fd >= 0) return fd;
   if (direct && errno == EINVAL)
     throw Failure{fmt::format("{}: the file system refuses O_DIRECT (tmpfs?); use --buffered or another "

@@ -12,10 +12,12 @@
 #include "plan.hpp"
 #include "printable.hpp"
 #include "report.hpp"
+#include "scratch.hpp"
 #include "stopwatch.hpp"
 
 #include <fcntl.h>
 #include <hipfile/hipfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -91,24 +94,51 @@ std::uint64_t cached_range(const Options& o, const std::vector<Worker>& workers,
   return o.access == Access::Sequential ? file_extent(workers, file) : o.file_size;
 }
 
-// One data file per GPU with --file-per-device (each created like the single file), else one.
-std::vector<DataFile> open_data_files(const Options& o, const std::vector<int>& devices, unsigned helpers) {
+// Why the run would write to the existing regular file at `path`, or "" when it would only read
+// it (a missing file is the run's own; a file that is not regular is refused later).
+std::string write_reason(const Options& o, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  if (o.op == Op::Write) return "a write run (-w) would overwrite it";
+  if (o.create) return "--create would rewrite it with the pattern";
+  if (static_cast<std::uint64_t>(st.st_size) < o.file_size)
+    return fmt::format("it is smaller than --file-size ({} bytes) and would be rewritten with the pattern",
+                       o.file_size);
+  return "";
+}
+
+// A file the user already has is theirs: written only when --overwrite says so, and every file
+// is checked before the first is touched.
+void refuse_unasked_writes(const Options& o, const std::vector<std::string>& paths) {
+  if (o.overwrite) return;
+  for (const std::string& path : paths)
+    if (std::string why = write_reason(o, path); !why.empty())
+      throw Failure{fmt::format("--file: {} exists and {}; pass --overwrite to allow writing to it", path, why)};
+}
+
+std::vector<std::string> data_file_paths(const Options& o, const std::vector<int>& devices) {
   std::vector<std::string> paths;
   if (o.file_per_device)
     for (int d : devices) paths.push_back(data_file_path(o, d));
   else
     paths.push_back(o.file);
+  return paths;
+}
+
+// One data file per GPU with --file-per-device (each created like the single file), else one.
+std::vector<DataFile> open_data_files(const Options& o, const std::vector<std::string>& paths, unsigned helpers) {
+  refuse_unasked_writes(o, paths);
   for (const std::string& path : paths) {
     if (ensure_data_file(path, o.file_size, o.create, helpers))
       fmt::print(stderr, "hipfile-io: wrote {} of pattern to {}\n", format_size(o.file_size), path);
     if (o.verify && o.op == Op::Read && !looks_like_pattern(path, o.file_size))
       throw Failure{fmt::format("{} does not hold hipfile-io's pattern (a write run or another program changed it); "
-                                "run again with --create",
+                                "run again with --create --overwrite",
                                 path)};
   }
   std::vector<DataFile> files;
   files.reserve(paths.size());
-  for (const std::string& path : paths) files.emplace_back(path, o.direct);
+  for (const std::string& path : paths) files.emplace_back(path, o.direct, o.op == Op::Write);
   return files;
 }
 
@@ -177,7 +207,12 @@ int run(int argc, char** argv) {
   std::size_t slots = r.devices.size();
   unsigned helpers = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   std::vector<Worker> workers = make_plan(o, r.devices);
-  const std::vector<DataFile> files = open_data_files(o, r.devices, helpers);
+  // No --file: the run's own file in a temporary directory, removed when the run ends.
+  std::optional<ScratchDir> scratch;
+  if (o.file.empty()) o.file = scratch.emplace().dir() + "/hipfile-io.dat";
+  const std::vector<std::string> paths = data_file_paths(o, r.devices);
+  if (scratch) scratch->will_hold(paths);
+  const std::vector<DataFile> files = open_data_files(o, paths, helpers);
   for (const DataFile& f : files) r.files.push_back(f.path());
 
   check_status(hipFileDriverOpen(), "hipFileDriverOpen");

@@ -73,7 +73,11 @@ DESCRIPTION
     "verify: skipped".
     The data file holds a verifiable pattern: every 8-byte word is a hash of its file offset.
     Write passes (and the write baselines) overwrite it; the --verify pass of a write run
-    restores it.
+    restores it. hipfile-io writes only to a data file it creates in this run: an existing
+    --file that a run would write (-w, --create, or a file smaller than --file-size, which
+    would be rewritten with the pattern) is refused unless --overwrite is given. Reads of an
+    existing file large enough need no --overwrite, leave its bytes as they are, and open it
+    read-only.
 
 OPTIONS
     SIZE takes a byte count with an optional binary suffix k, M, G or T (any case, optionally
@@ -157,14 +161,21 @@ OPTIONS
 
   Data file
     -f, --file PATH
-        The data file (default ./hipfile-io.dat), a regular file: a FIFO, a device or a
-        directory is refused. Created with the pattern when missing or smaller than
-        --file-size; an existing larger file is used as it is.
+        The data file, a regular file: a FIFO, a device or a directory is refused. Created
+        with the pattern when missing; an existing file is used as it is (it is only written
+        with --overwrite, see DESCRIPTION). Default: hipfile-io.dat in a new directory under
+        $TMPDIR (or /tmp), created for the run and removed when it ends, also after an error,
+        SIGINT, SIGTERM or SIGHUP.
     --file-size SIZE
         The file's size (default --size). Random access spreads over it; sequential access
         needs it >= --size (--file-per-device: >= each GPU's part); it must be >= --io-size.
     --create
-        Rewrite the file with the pattern even if it exists.
+        Rewrite the file with the pattern even if it exists (an existing file needs
+        --overwrite too).
+    --overwrite
+        Allow writing to an existing --file: the write passes of -w, --create, and rewriting
+        a file smaller than --file-size with the pattern. Without it those runs are refused
+        before any byte is written.
     --file-per-device
         Each GPU moves its part of the pass to or from a data file of its own, the --file path
         with a dot and the GPU's number appended (PATH.0, PATH.1, ... for --devices 0,1,...),
@@ -202,7 +213,7 @@ EXIT STATUS
         offset of the first differing byte), a data file without the pattern under --verify,
         an unsupported mode (O_DIRECT refused by the file system, async or batch missing in
         the library), no GPU or a GPU that does not exist, a --file that is not a regular
-        file, a --json FIFO that nobody reads, out of host memory
+        file, an existing --file that the run would write without --overwrite, a --json FIFO that nobody reads, out of host memory
     2   usage error: an unknown option, a missing or malformed value, a count or size out of
         range, inconsistent sizes
 
@@ -210,7 +221,8 @@ EXAMPLES
     hipfile-io -f /mnt/nvme/hipfile-io.dat -s 4G -t 4 --direct --cold
         Cold O_DIRECT sequential reads of 4 GiB per pass into device memory, four threads.
     hipfile-io -w -f /mnt/nvme/w.dat -s 2G --register --json write.json
-        Writes from registered device memory, with a JSON record.
+        Writes from registered device memory, with a JSON record (add --overwrite when
+        w.dat exists from an earlier run).
     hipfile-io --random -b 4k -s 64M --file-size 8G -t 8 --baselines hand,raw
         Random 4 KiB reads (IOPS) compared with pread + hipMemcpy by hand and raw pread.
     hipfile-io -s 64M -b 1M --reps 1 --baselines none --verify
@@ -274,7 +286,8 @@ std::string json_path(const char* path) {
 
 enum LongOnly {
   kSeq = 256, kRandom, kEngineThreads, kRegister, kBuffered, kHot, kCold, kApi, kStreams, kBatch, kFsync,
-  kDevices, kMultiGpu, kBaselines, kVerify, kFileSize, kCreate, kJson, kProgress, kSeed, kResident, kFilePerDevice
+  kDevices, kMultiGpu, kBaselines, kVerify, kFileSize, kCreate, kJson, kProgress, kSeed, kResident, kFilePerDevice,
+  kOverwrite
 };
 
 }  // namespace
@@ -317,6 +330,7 @@ Options parse_options(int argc, char** argv) {
       {"file", required_argument, nullptr, 'f'},
       {"file-size", required_argument, nullptr, kFileSize},
       {"create", no_argument, nullptr, kCreate},
+      {"overwrite", no_argument, nullptr, kOverwrite},
       {"file-per-device", no_argument, nullptr, kFilePerDevice},
       {"json", required_argument, nullptr, kJson},
       {"progress", no_argument, nullptr, kProgress},
@@ -383,6 +397,7 @@ Options parse_options(int argc, char** argv) {
       case 'f': o.file = optarg; break;
       case kFileSize: o.file_size = size_arg("--file-size", optarg); break;
       case kCreate: o.create = true; break;
+      case kOverwrite: o.overwrite = true; break;
       case kFilePerDevice: o.file_per_device = true; break;
       case kJson: o.json_path = json_path(optarg); break;
       case kProgress: o.progress = true; break;

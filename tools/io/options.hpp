@@ -46,7 +46,8 @@ struct Options {
   bool progress = false;
   bool fsync = false;               // writes: fdatasync inside the timed pass
   bool create = false;
-  std::string file = "hipfile-io.dat";
+  bool overwrite = false;           // --overwrite: an existing file may be written
+  std::string file;                 // empty: a file of the run's own in a temporary directory
   bool file_per_device = false;     // each GPU moves its part to or from a file of its own, `file`.N
   std::string json_path;
   std::vector<int> devices{0};

@@ -8,8 +8,8 @@ namespace hipfile::tools::io {
 
 PartsBench::PartsBench(const Options& o, const std::vector<Worker>& workers, std::size_t slots, Progress& progress)
     : heads_(split_plan(workers, o.resident, true)), rests_(split_plan(workers, o.resident, false)) {
-  heads_file_.emplace_back(o.file, o.direct);
-  rests_file_.emplace_back(o.file, o.direct);
+  heads_file_.emplace_back(o.file, o.direct, false);  // --resident: reads only
+  rests_file_.emplace_back(o.file, o.direct, false);
   heads_bench_.emplace(o, heads_, slots, heads_file_, progress);
   rests_bench_.emplace(o, rests_, slots, rests_file_, progress);
 }

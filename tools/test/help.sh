@@ -70,7 +70,7 @@ grep -q -- '^    --$' "$dir/options" || bad "hipfile-stats --help: OPTIONS does 
 # The defaults the parsers start from are in the text.
 "$io" --help > "$dir/out"
 for text in "default 16M" "default 1G" "default 1, from 1 to 1024" "default 4, from 1 to 1024" "default 128, from 1 to 4096" \
-    "default 3, at least 1" "default ./hipfile-io.dat" "(default 0)" "all (the default)" "by_hand" "vs_by_hand" \
+    "default 3, at least 1" "Default: hipfile-io.dat in a new directory under" "--overwrite" "(default 0)" "all (the default)" "by_hand" "vs_by_hand" \
     "iops_best" "ops_per_pass" "hand"; do
     grep -qF -- "$text" "$dir/out" || bad "hipfile-io --help does not say '$text'"
 done

@@ -13,7 +13,7 @@ mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 file=$dir/data
 size=8388608
-common="--file $file --size 8M --io-size 1M --reps 1 --baselines none"
+common="--file $file --size 8M --io-size 1M --reps 1 --baselines none --overwrite"  # the test's own file
 fail=0
 
 # flip OFFSET: inverts the byte at OFFSET in place (the file keeps its size).

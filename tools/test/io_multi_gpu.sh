@@ -17,7 +17,7 @@ mib=1048576
 total=$((8 * mib))
 fail=0
 export HIPCPU_DEVICE_COUNT=4 HIPCPU_DEVICE_MEMORY_MB=256
-common="--size 8M --io-size 1M --reps 1"
+common="--size 8M --io-size 1M --reps 1 --overwrite"  # the files are the test's own
 
 # Fewer than 4 GPUs on a GPU platform: nothing here can run.
 "$io" --multi-gpu --file "$dir/probe" -s 4k -n 1 --baselines none --json "$dir/probe.json" > /dev/null 2>&1 ||

@@ -12,7 +12,7 @@ dir=$3/io-verify.$$
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 file=$dir/data
-common="--file $file --size 8M --io-size 1M --reps 1 --baselines none --verify"
+common="--file $file --size 8M --io-size 1M --reps 1 --baselines none --verify --overwrite"  # writes go to the test's own file
 
 run() {
     echo "== hipfile-io $*"
@@ -73,7 +73,7 @@ grep -Eq '^  hipfile sync read +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{3} +2$'
     results.by_hand results.sync_serial.cpu_s_per_gb results.sync_serial.cpu_seconds
 
 # A write measures no stream reader; 'stream' alone keeps the others out.
-"$io" --file "$file" --size 8M --io-size 1M --reps 1 --write --baselines all --json "$dir/w.json" \
+"$io" --file "$file" --size 8M --io-size 1M --reps 1 --write --overwrite --baselines all --json "$dir/w.json" \
     > "$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; exit 1; }
 "$json_check" "$dir/w.json" results.raw '!results.stream' '!ratios.vs_stream'
 "$io" --file "$file" --size 8M --io-size 64k --reps 1 --cold --baselines stream --json "$dir/s.json" \
