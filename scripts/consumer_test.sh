@@ -163,7 +163,7 @@ print(f"hipfile {hipfile.__version__} ({hipfile.platform}) from PYTHONPATH: 256 
 EOF
 fi
 
-# subprojects/hipfile.wrap, as the README gives it; the folder it would fetch into is already
+# subprojects/hipfile.wrap, as doc/building.md gives it; the folder it would fetch into is already
 # there (a link to this tree), so Meson uses it as it is: the [provide] section is what makes
 # dependency('hipfile') the subproject. --force-fallback-for: even where a hipfile is installed.
 step Meson-subproject "subprojects/hipfile.wrap, no pkg-config"
