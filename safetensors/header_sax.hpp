@@ -16,6 +16,7 @@
 
 #include "fail.hpp"
 #include "json.hpp"
+#include "sax_steps.hpp"
 
 namespace hipfile::safetensors::detail {
 
@@ -100,9 +101,12 @@ inline Result<void> finish_entry(const std::string& file, std::string& name, Ent
  *        refuses, at the first event that shows it, a structure the format does not have.
  *        Keys are checked for duplicates by hashing, per open object.
  */
-class HeaderSax {
+enum class HeaderAt { top, header, metadata, entry, shape, offsets };  // the container being read
+
+class HeaderSax : public SaxSteps<HeaderAt> {
  public:
-  HeaderSax(const std::string& file, std::uint64_t data_size, Header& out) : file_(file), data_size_(data_size), out_(out) {}
+  HeaderSax(const std::string& file, std::uint64_t data_size, Header& out)
+      : SaxSteps(file), data_size_(data_size), out_(out) {}
 
   bool value(Scalar&& v) {
     if (skip_ > 0) return true;
@@ -181,29 +185,11 @@ class HeaderSax {
     }
   }
 
-  std::optional<Error> error;
 
  private:
-  enum class At { top, header, metadata, entry, shape, offsets };  // the container being read
+  using At = HeaderAt;
   enum class Slot { metadata, entry, dtype, shape, offsets, other };  // what the key announced
 
-  // Small steps of the state machine, each a "go on" for the parser.
-  bool go(At where) noexcept {
-    at_ = where;
-    return true;
-  }
-  bool skip_in() noexcept {
-    ++skip_;
-    return true;
-  }
-  bool skip_out() noexcept {
-    --skip_;
-    return true;
-  }
-  bool refuse(Errc code, const std::string& tensor, std::string what) {
-    error = Error(code, file_, tensor, std::move(what));
-    return false;
-  }
   bool not_object(const char* what_it_is) {
     if (slot_ == Slot::metadata)
       return refuse(Errc::invalid_metadata, "", std::string("__metadata__ is ") + what_it_is + ", not an object");
@@ -236,12 +222,9 @@ class HeaderSax {
     return true;
   }
 
-  const std::string& file_;
   std::uint64_t data_size_;
   Header& out_;
-  At at_ = At::top;
   Slot slot_ = Slot::entry;
-  std::size_t skip_ = 0;   // depth inside a value of an unknown entry key
   std::string name_, key_;  // the tensor being read; the metadata key whose value comes next
   EntryDraft draft_;
   KeyStack keys_;  // the keys of each open object

@@ -17,6 +17,7 @@
 #include <hipfile-safetensors/error.hpp>
 
 #include "json.hpp"
+#include "sax_steps.hpp"
 
 namespace hipfile::safetensors::detail {
 
@@ -74,11 +75,13 @@ class JsonText {
  * @brief The index's schema as a SAX handler: {"weight_map": {tensor: shard name}, "metadata":
  *        {key: any JSON}}, other keys ignored. Shard names are checked as they arrive.
  */
-class IndexSax {
+enum class IndexAt { top, index, weight_map, metadata, metadata_value };
+
+class IndexSax : public SaxSteps<IndexAt> {
  public:
   IndexSax(const std::string& path, std::map<std::string, std::string>& weight_map,
            std::map<std::string, std::string>& metadata)
-      : path_(path), weight_map_(weight_map), metadata_(metadata) {}
+      : SaxSteps(path), weight_map_(weight_map), metadata_(metadata) {}
 
   bool value(Scalar&& v) {
     if (skip_ > 0) return true;
@@ -145,29 +148,11 @@ class IndexSax {
   }
 
   [[nodiscard]] bool seen_weight_map() const noexcept { return seen_weight_map_; }
-  std::optional<Error> error;
 
  private:
-  enum class At { top, index, weight_map, metadata, metadata_value };
+  using At = IndexAt;
   enum class Slot { weight_map, metadata, other };
 
-  // Small steps of the state machine, each a "go on" for the parser.
-  bool go(At where) noexcept {
-    at_ = where;
-    return true;
-  }
-  bool skip_in() noexcept {
-    ++skip_;
-    return true;
-  }
-  bool skip_out() noexcept {
-    --skip_;
-    return true;
-  }
-  bool refuse(Errc code, const std::string& tensor, std::string what) {
-    error = Error(code, path_, tensor, std::move(what));
-    return false;
-  }
   bool no_weight_map() { return refuse(Errc::invalid_index, "", "index has no \"weight_map\" object"); }
   bool shard(Scalar&& v) {
     if (!v.is_string() || v.string.empty())
@@ -178,12 +163,9 @@ class IndexSax {
     return true;
   }
 
-  const std::string& path_;
   std::map<std::string, std::string>& weight_map_;
   std::map<std::string, std::string>& metadata_;
-  At at_ = At::top;
   Slot slot_ = Slot::other;
-  std::size_t skip_ = 0;
   bool seen_weight_map_ = false;
   std::string name_, key_;
   JsonText text_;
