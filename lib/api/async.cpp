@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Stream-ordered I/O: see engine/async.hpp for the design, engine/io.hpp for the bytes-result convention.
+// Stream-ordered I/O: see runtime/async.hpp for the design, runtime/dispatch.hpp for the bytes-result convention.
 #include <hipfile/hipfile.h>
 
 #include "api/guard.hpp"
-#include "engine/async.hpp"
+#include "runtime/async.hpp"
 
 using hipfile::api::guarded;
 using hipfile::engine::Direction;

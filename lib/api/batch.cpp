@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Batch I/O: see engine/batch.hpp. The argument checks of hipFile 0.5 live here (nr = 0 is
+// Batch I/O: see runtime/batch.hpp. The argument checks of hipFile 0.5 live here (nr = 0 is
 // hipFileInvalidValue for Submit and GetStatus); every call is counted for hipFileGetStatsL1.
 #include <hipfile/hipfile.h>
 
 #include "api/guard.hpp"
-#include "engine/batch.hpp"
-#include "engine/stats.hpp"
+#include "runtime/batch.hpp"
+#include "runtime/stats.hpp"
 
 using hipfile::api::guarded;
 using hipfile::engine::batch_find;

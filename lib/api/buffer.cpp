@@ -4,8 +4,8 @@
 #include <cstdint>
 
 #include "api/guard.hpp"
-#include "engine/driver.hpp"
-#include "engine/stats.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/stats.hpp"
 #include "gpu/hip.hpp"
 
 using hipfile::api::guarded;

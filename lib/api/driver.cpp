@@ -2,7 +2,7 @@
 #include <hipfile/hipfile.h>
 
 #include "api/guard.hpp"
-#include "engine/driver.hpp"
+#include "runtime/driver.hpp"
 
 using hipfile::api::guarded;
 using hipfile::engine::Driver;

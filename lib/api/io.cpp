@@ -4,7 +4,7 @@
 #include <cerrno>
 
 #include "api/guard.hpp"
-#include "engine/io.hpp"
+#include "runtime/dispatch.hpp"
 
 using hipfile::api::guarded_io;
 using hipfile::engine::Direction;

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "api/guard.hpp"
-#include "engine/driver.hpp"
-#include "engine/params.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/params.hpp"
 
 using hipfile::api::guarded;
 using hipfile::engine::Config;

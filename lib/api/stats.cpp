@@ -16,7 +16,7 @@
 #include <new>
 
 #include "api/guard.hpp"
-#include "engine/stats.hpp"
+#include "runtime/stats.hpp"
 
 using hipfile::api::guarded;
 namespace stats = hipfile::engine::stats;

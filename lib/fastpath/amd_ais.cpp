@@ -21,8 +21,8 @@
 #include <cstring>
 #include <string>
 
-#include "engine/config.hpp"
-#include "engine/log.hpp"
+#include "io/config.hpp"
+#include "sys/log.hpp"
 
 namespace hipfile::fastpath {
 

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/log.hpp"
+#include "sys/log.hpp"
 
 namespace hipfile::fastpath {
 

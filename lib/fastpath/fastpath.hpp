@@ -13,10 +13,10 @@
 #include <functional>
 #include <memory>
 
-#include "engine/config.hpp"
-#include "engine/file_table.hpp"
-#include "engine/request.hpp"
-#include "engine/status.hpp"
+#include "io/config.hpp"
+#include "io/file.hpp"
+#include "io/request.hpp"
+#include "io/status.hpp"
 #include "fastpath/report.hpp"
 #include "gpu/hip.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "engine/log.hpp"
+#include "sys/log.hpp"
 #include "fastpath/fastpath.hpp"
 
 namespace hipfile::fastpath {

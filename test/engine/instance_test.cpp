@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/engine.hpp"
+#include "staging/engine.hpp"
 #include "seam.hpp"
 
 using namespace hipfile::test;

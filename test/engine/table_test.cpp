@@ -2,7 +2,7 @@
 // The buffer table's range logic at its edges.
 #include "catch.hpp"
 
-#include "engine/buffer_table.hpp"
+#include "runtime/buffer_table.hpp"
 
 using hipfile::engine::BufferTable;
 using hipfile::gpu::MemKind;

@@ -13,7 +13,7 @@
 
 #include "../c_api/helpers.hpp"
 #include "trace_file.hpp"
-#include "engine/trace.hpp"
+#include "staging/trace.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
 #include <hip/hip_cpu.h>

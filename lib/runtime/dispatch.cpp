@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#include "runtime/dispatch.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "runtime/driver.hpp"
+#include "sys/log.hpp"
+#include "runtime/profile.hpp"
+#include "runtime/stats.hpp"
+#include "fastpath/fastpath.hpp"
+#include "gpu/copy.hpp"
+#include "gpu/hip.hpp"
+#include "gpu/recent_pointers.hpp"
+#include "sys/posix.hpp"
+
+namespace hipfile::engine {
+
+namespace {
+
+// Where the caller's memory is and how far it may be used from `base`.
+struct Target {
+  Lease<Buffer> registration;  // held for the whole I/O so deregistration waits for it
+  gpu::MemKind kind = gpu::MemKind::Unregistered;
+  int device = -1;
+  std::size_t usable = SIZE_MAX;  // bytes from `base` to the end of the registration/allocation
+};
+
+// Without `config`, host and managed memory are accepted whatever the configuration says (the
+// submission checks of async and batch, which leave that to the I/O).
+Status resolve(const Driver& driver, const std::byte* base, const Config* config, Target& t) {
+  if (Lease<Buffer> reg = driver.buffers.find_containing(base)) {
+    t.kind = reg->kind;
+    t.device = reg->device;
+    t.usable = static_cast<std::size_t>(reg->base + reg->length - base);
+    t.registration = std::move(reg);
+    return Status::success();
+  }
+  gpu::PointerInfo info;
+  if (hipError_t e = gpu::query_pointer_recent(base, info); e != hipSuccess) return Status::of_hip(e);
+  t.kind = info.kind;
+  t.device = info.device;
+  if (info.alloc_base != nullptr)
+    t.usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
+  if (config && info.kind != gpu::MemKind::Device && !config->allow_system_memory)
+    return Status::of(hipFileHipMemoryTypeInvalid);
+  // Managed or pinned host memory whose allocation the runtime cannot bound (its range query
+  // failed) and that is not registered: any size could run past it, so none is accepted.
+  if (gpu::bound_unknown(info)) return Status::of(hipFileInvalidValue);
+  return Status::success();
+}
+
+// Records one request in the statistics when it leaves do_io, whatever the outcome.
+struct StatsScope {
+  const IoResult& result;
+  hipFileStatsOp_t op;
+  hipFileStatsPath_t path = hipFileStatsPathHost;
+  int device = -1;
+  std::uint64_t started = stats::start();
+  ~StatsScope() {
+    stats::record(path, op, device, result.ok() && result.bytes > 0 ? static_cast<std::size_t>(result.bytes) : 0,
+                  started, !result.ok());
+  }
+};
+
+// The client's descriptor allows the direction, and a write would land where it is asked to.
+Status check_access(Direction dir, const File& file) {
+  if (dir == Direction::Write && file.access == O_RDONLY) return Status::of_errno(EBADF);
+  if (dir == Direction::Read && file.access == O_WRONLY) return Status::of_errno(EBADF);
+  if (dir == Direction::Write && file.append_only) {
+    // Only the client's O_APPEND descriptor serves this file (its reopen was refused), and a
+    // pwrite through it would land at the end of file, not at file_offset.
+    HIPFILE_LOG(Debug, "write refused: fd %d has O_APPEND and could not be reopened without it", file.client_fd);
+    return Status::of(hipFileInvalidFileOpenFlag);
+  }
+  return Status::success();
+}
+
+// Waits for the work queued on `device`'s NULL stream, as a synchronous hipMemcpy would.
+Status wait_null_stream(int device) {
+  hipError_t e = gpu::sync_null_stream(device);
+  return e == hipSuccess ? Status::success() : Status::of_hip(e);
+}
+
+// Orders the request after the NULL stream where it asks to be. Managed memory is read and
+// written by the CPU directly, so the application's NULL-stream work producing it must have
+// finished first. The engine orders what it serves itself (cheaply for small requests); a
+// fastpath's transfer is not stream-ordered, so with one loaded, wait here.
+Status order(Ordering ordering, const Target& t, bool fastpath_loaded, Request& req) {
+  req.after_null_stream = ordering == Ordering::AfterNullStream && req.device >= 0;
+  if (ordering == Ordering::AfterNullStream && t.kind == gpu::MemKind::Managed)
+    if (Status st = wait_null_stream(t.device); !st.ok()) return st;
+  if (req.after_null_stream && fastpath_loaded) {
+    if (Status st = wait_null_stream(req.device); !st.ok()) return st;
+    req.after_null_stream = false;  // done: the engine need not wait again
+  }
+  return Status::success();
+}
+
+// Whether [base + off, + size) lies within the registration or allocation of the target.
+bool fits(const Target& t, std::size_t off, std::size_t size) noexcept { return off <= t.usable && size <= t.usable - off; }
+
+// The request within [base + buffer_offset, + size) of the target, or InvalidValue when that
+// range leaves the registration or allocation. A request also may not start at its end, even
+// an empty one (submission checks accept that: check_region).
+Status make_request(Direction dir, File& file, const std::byte* base, const Target& t, std::size_t size,
+                    hoff_t file_offset, hoff_t buffer_offset, Request& req) {
+  const auto off = static_cast<std::size_t>(buffer_offset);
+  if (!fits(t, off, size) || (off == t.usable && t.usable != 0)) return Status::of(hipFileInvalidValue);
+  req.dir = dir;
+  req.file = &file;
+  req.mem = const_cast<std::byte*>(base) + off;
+  req.device = t.kind == gpu::MemKind::Device ? t.device : -1;
+  req.size = size;
+  req.offset = file_offset;
+  return Status::success();
+}
+
+// The checks that need no memory lookup, after the driver's, in upstream's order: the handle,
+// then the arguments. Returns the file's lease (empty on failure, with `st` set).
+Lease<File> check_call(Driver& driver, hipFileHandle_t fh, const void* base, std::size_t size, hoff_t file_offset,
+                       hoff_t buffer_offset, Status& st) {
+  Lease<File> file = driver.files.find(fh);
+  if (!file) st = Status::of(hipFileHandleNotRegistered);
+  else if (!valid_arguments(base, size, file_offset, buffer_offset)) st = Status::of(hipFileInvalidValue);
+  else return file;
+  return {};
+}
+
+}  // namespace
+
+ssize_t bytes_result(const IoResult& r) noexcept {
+  if (r.ok()) return r.bytes;
+  if (r.status.sys != 0) return -static_cast<ssize_t>(r.status.sys);
+  return -static_cast<ssize_t>(r.status.op == hipFileSuccess ? hipFileInternalError : r.status.op);
+}
+
+bool valid_arguments(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) noexcept {
+  return base != nullptr && file_offset >= 0 && buffer_offset >= 0 && size <= static_cast<std::size_t>(LLONG_MAX) &&
+         file_offset <= LLONG_MAX - static_cast<hoff_t>(size);
+}
+
+hipFileError_t check_region(const void* buffer_base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) {
+  constexpr hipFileError_t kInvalid{hipFileInvalidValue, hipSuccess};
+  if (!valid_arguments(buffer_base, size, file_offset, buffer_offset)) return kInvalid;
+  Target t;
+  if (Status st = resolve(Driver::get(), static_cast<const std::byte*>(buffer_base), nullptr, t); !st.ok())
+    return st.op == hipFileHipDriverError ? st.to_error() : kInvalid;
+  if (!fits(t, static_cast<std::size_t>(buffer_offset), size)) return kInvalid;
+  return {hipFileSuccess, hipSuccess};
+}
+
+IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
+               hoff_t file_offset, hoff_t buffer_offset, Ordering ordering) {
+  IoResult r;
+  Driver& driver = Driver::get();
+  // One lease for the whole request: its configuration, engine and fastpath belong together.
+  const std::shared_ptr<Instance> instance = driver.lease();
+  if (!instance) {
+    r.status = Status::of_errno(EINVAL);  // upstream: no driver is an errno, not an op error
+    return r;
+  }
+  Lease<File> file = check_call(driver, fh, buffer_base, size, file_offset, buffer_offset, r.status);
+  if (!file) return r;
+  const Config& config = instance->config();
+  const auto* base = static_cast<const std::byte*>(buffer_base);
+  Target t;
+  if (r.status = resolve(driver, base, &config, t); !r.status.ok()) return r;
+  // Counted from here: the request is well formed and its memory known.
+  StatsScope counted{r, dir == Direction::Read ? hipFileStatsOpRead : hipFileStatsOpWrite};
+  profile::Range range(dir == Direction::Read ? "hipFileRead" : "hipFileWrite", size, file_offset);
+  counted.device = t.device;
+  if (t.kind == gpu::MemKind::Device) counted.path = hipFileStatsPathEngine;
+  Request req;
+  if (r.status = make_request(dir, *file, base, t, size, file_offset, buffer_offset, req); !r.status.ok() || size == 0)
+    return r;
+  // The fastpath loaded at open (lib/fastpath), if any; select.cpp decides per request.
+  fastpath::Fastpath* fp = instance->fastpath();
+  if (t.kind == gpu::MemKind::Device && !config.allow_compat && !fastpath::selects(fp, config, req, t.kind)) {
+    r.status = Status::of(hipFileIODisabled);  // the engine is the compat path, and no fastpath takes it
+    return r;
+  }
+  if (r.status = check_access(dir, *file); !r.status.ok()) return r;
+  if (r.status = order(ordering, t, fp != nullptr, req); !r.status.ok()) return r;
+  // Fastpath when selected, else (and for what it could not serve) the engine; counted.path
+  // becomes the fastpath's slot when it finished the request.
+  r = fastpath::execute(fp, config, req, t.kind,
+                        [&instance](const Request& rq) { return instance->engine().execute(rq); }, counted.path);
+  if (r.ok() && dir == Direction::Write && config.durable_writes && sys::ops.fdatasync(file->buffered_fd) != 0)
+    r.status = Status::of_errno(errno);
+  return r;
+}
+
+}  // namespace hipfile::engine

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// The engine's worker pool: threads started on the first large request, each with a lane per
+// device, taking part in the jobs queued to them; and the share of them one request gets.
+#include "staging/engine.hpp"
+
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "staging/job.hpp"
+#include "gpu/hip.hpp"
+
+namespace hipfile::engine {
+
+namespace {
+constexpr std::size_t kMinParallelChunk = 256u << 10;
+std::atomic<void (*)()> destroyed_hook{nullptr};
+}  // namespace
+
+void on_engine_destroyed_for_test(void (*hook)()) noexcept { destroyed_hook.store(hook); }
+
+Engine::~Engine() {
+  if (auto hook = destroyed_hook.load()) hook();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+    for (auto& [device, lane] : w->lanes) release_lane(std::move(lane));
+  }
+  inline_lanes_.clear();
+  ordered_inline_lanes_.clear();
+}
+
+void Engine::start_workers() {
+  unsigned n = config_.effective_threads();
+  workers_.reserve(n);
+  for (unsigned i = 0; i < n; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    Worker* w = workers_.back().get();
+    try {
+      w->thread = std::thread([this, w] { worker_main(*w); });
+    } catch (...) {
+      workers_.pop_back();  // fewer workers; none at all is the caller's error (call_once retries)
+      if (workers_.empty()) throw;
+      break;
+    }
+  }
+}
+
+void Engine::worker_main(Worker& w) {
+  // Polling workers sleep for microseconds between questions; the default 50 us of timer slack
+  // would stretch every such sleep several times over.
+  if (config_.wait == WaitMode::poll) (void)::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    Lane* lane = nullptr;
+    if (job->req.device >= 0) {
+      Status st;
+      try {
+        bool made = false;
+        lane = worker_lane(w, job->req.device, st, made);
+        if (made) job->made_lanes.store(true, std::memory_order_relaxed);  // its time is no path's rate
+      } catch (...) {  // bad_alloc making the lane: this request fails, the worker lives on
+        st = Status::of(hipFileInternalError);
+      }
+      if (!lane) job->fail(st);
+    }
+    if (!job->failed) run(*job, lane);
+    job->participant_done();
+    job.reset();
+    linger();
+  }
+}
+
+namespace {
+
+// How long a thread that expects work soon stays awake for it: a thread woken from a condition
+// variable on the H200's host began 0.1 ms late (its core had gone idle), at the start and the end
+// of every call (bench/RESULTS.md, "Awake at both ends of a call").
+constexpr auto kLinger = std::chrono::microseconds(200);
+constexpr auto kAwaitAwake = std::chrono::milliseconds(4);
+
+// Waiting awake yields the core rather than spinning on it: a caller or worker waiting awake
+// must not keep a runnable worker off a core.
+void relax() noexcept { std::this_thread::yield(); }
+
+}  // namespace
+
+// After its part of a job a worker watches the queue for a while before it sleeps, so that the
+// next of back-to-back calls finds it awake. Not with HIPFILE_WAIT=block, which asks for no
+// spinning.
+void Engine::linger() const noexcept {
+  if (config_.wait == WaitMode::block) return;
+  const auto until = std::chrono::steady_clock::now() + kLinger;
+  while (queued_.load(std::memory_order_relaxed) == 0 && std::chrono::steady_clock::now() < until) relax();
+}
+
+// The caller sleeps until its job's reads are done (or it is finished); what is left then is the
+// copies queued in the participants' slots, which it waits for awake, up to kAwaitAwake, so that
+// its return does not wait for its core to wake up. Jobs other than staged reads, and
+// HIPFILE_WAIT=block, sleep to the end.
+void Engine::await(Job& job) const {
+  auto done = [&] { return job.finished.load(std::memory_order_acquire) == job.participants; };
+  {
+    std::unique_lock lock(job.mu);
+    job.done_cv.wait(lock, [&] { return done() || job.finished_reads.load() == job.participants; });
+  }
+  if (config_.wait != WaitMode::block) {
+    const auto until = std::chrono::steady_clock::now() + kAwaitAwake;
+    while (!done() && std::chrono::steady_clock::now() < until) relax();
+  }
+  std::unique_lock lock(job.mu);
+  job.done_cv.wait(lock, done);
+}
+
+// A request's fair share of the workers: all of them on an idle engine, workers / (requests in
+// flight + 1) on a busy one (many callers, futures, batch). The share is cut into chunks so that
+// each participant has `depth` of them, and the read of one overlaps the copy of the last;
+// finer pieces only add copies and queue entries for workers that are taken anyway. Measured
+// against spreading every request over every worker (see bench/RESULTS.md, "How a request is
+// split"): many mid-sized requests in flight gained most, and no other figure lost.
+std::ptrdiff_t Engine::fair_share() const noexcept {
+  const auto workers = static_cast<std::ptrdiff_t>(workers_.size());
+  return std::max<std::ptrdiff_t>(1, workers / (jobs_.load(std::memory_order_relaxed) + 1));
+}
+
+off_t Engine::parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept {
+  const auto n = static_cast<std::size_t>(share);
+  const std::size_t per_participant = (size + n - 1) / n / std::max(1u, config_.staging_depth);
+  return static_cast<off_t>(std::clamp<std::size_t>((per_participant + 65535) & ~std::size_t{65535},
+                                                    std::min(kMinParallelChunk, chunk_), chunk_));
+}
+
+namespace {
+
+// Worker threads belong to the library: they stay on the device of the job they serve, so that
+// what a job does in the current device's context (pinning page-cache pages on the mapped path)
+// is done in its device's. Asked of the runtime only when the device changes.
+void serve_device(int& current, int device) noexcept {
+  if (current != device && gpu::set_device(device) == hipSuccess) current = device;
+}
+
+}  // namespace
+
+Lane* Engine::worker_lane(Worker& w, int device, Status& st, bool& made) {
+  auto it = w.lanes.find(device);
+  if (it != w.lanes.end() && !it->second->poisoned()) {
+    serve_device(w.current_device, device);
+    return it->second.get();
+  }
+  if (it != w.lanes.end()) {
+    release_lane(std::move(it->second));  // its memory may still be in use: replaced, not reused
+    w.lanes.erase(it);
+  }
+  std::unique_ptr<Lane> lane =
+      Lane::create(device, std::max(1u, config_.staging_depth), slot_bytes_, st, config_.wait);
+  if (!lane) return nullptr;
+  made = true;
+  w.current_device = -1;  // creating the lane may have switched devices (DeviceGuard)
+  serve_device(w.current_device, device);
+  return w.lanes.emplace(device, std::move(lane)).first->second.get();
+}
+
+}  // namespace hipfile::engine
