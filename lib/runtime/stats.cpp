@@ -16,6 +16,7 @@
 
 #include "io/config.hpp"
 #include "sys/log.hpp"
+#include "staging/moved.hpp"
 #include "sys/output_file.hpp"
 
 namespace hipfile::engine::stats {
@@ -162,6 +163,17 @@ void count_moved(hipFileStatsPath_t path, hipFileStatsOp_t op, Source source, st
   const Writer w = my_shard();
   w.add(w.s.moved[static_cast<int>(source)][path][op], bytes);
 }
+
+namespace {
+
+// The staging engine's count of moved bytes, in the statistics' slots.
+void count_staged(MovedSlot slot, Direction dir, bool direct, std::size_t bytes) noexcept {
+  count_moved(slot == MovedSlot::Host ? hipFileStatsPathHost : hipFileStatsPathEngine,
+              dir == Direction::Read ? hipFileStatsOpRead : hipFileStatsOpWrite, direct ? Source::Direct : Source::Cache,
+              bytes);
+}
+
+}  // namespace
 
 void count(Call call, bool ok, std::uint64_t n) noexcept {
   const int c = static_cast<int>(call);
@@ -315,6 +327,7 @@ bool write_report(const std::string& requested) {
 
 void on_open(const Config& config) {
   set_level(config.stats_level);
+  set_moved_hook(&count_staged);
   std::lock_guard lock(file_mu());
   if (config.stats_file.empty()) {
     delete g_file;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Planning and running one request: the engine's shape under the pinned limit, the chunking and
-// the share of the workers a request gets, mapped or staged, inline on a pooled lane or on the
-// workers, and what the request returns.
+// the share of the workers a request gets, mapped or staged, which mover runs each thread's
+// part, inline on a pooled lane or on the workers, and what the request returns.
 #include "staging/engine.hpp"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "staging/job.hpp"
 #include "sys/log.hpp"
 #include "staging/mapped.hpp"
+#include "staging/movers.hpp"
 #include "staging/trace.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
@@ -131,6 +132,37 @@ Engine::Engine(const Config& config)
     paths[n++] = ReadPath::staged;
   }
   for (PathTuner& t : tuners_) t.set_candidates(paths, n);
+}
+
+void Engine::run(Job& job, Lane* lane) noexcept {
+  // Nothing may escape a worker (std::terminate) or leave copies running behind a caller that
+  // returned: an exception fails the request from its first byte, after the lane is drained.
+  try {
+    run_unguarded(job, lane);
+  } catch (...) {
+    if (lane) (void)lane->drain();
+    job.fail(Status::of(hipFileInternalError), job.req.offset);
+  }
+  if (lane && lane->poisoned()) job.device_in_doubt = true;
+}
+
+void Engine::run_unguarded(Job& job, Lane* lane) {
+  if (job.req.device < 0) return run_host(job, config_);
+  if (job.req.dir == Direction::Read) {
+    // Pinning page-cache pages serialises inside the GPU driver (one pinning thread outran
+    // sixteen: db3beb5, see bench/RESULTS.md, "Earlier figures (for the record)"), so only
+    // map_workers threads map; the rest stage.
+    if (job.mapping) {
+      // Counted while this thread maps, given back however it leaves (an exception included).
+      struct Mapping {
+        std::atomic<int>& active;
+        ~Mapping() { active.fetch_sub(1); }
+      } counted{map_active_};
+      if (map_active_.fetch_add(1) < static_cast<int>(config_.map_workers)) return run_mapped_read(job, *lane, config_);
+    }
+    return run_read(job, *lane, config_);
+  }
+  return run_write(job, *lane);
 }
 
 IoResult Engine::execute(const Request& req) {

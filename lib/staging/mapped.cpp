@@ -13,7 +13,7 @@
 #include "sys/log.hpp"
 #include "staging/movers.hpp"
 #include "staging/lanes.hpp"
-#include "runtime/stats.hpp"
+#include "staging/moved.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
 #include "sys/page_cache.hpp"
@@ -171,7 +171,7 @@ bool MappedRead::copy_pinned(const std::byte* src, std::byte* pages, off_t a, of
     return false;
   }
   s.busy = true;
-  stats::count_moved(hipFileStatsPathEngine, hipFileStatsOpRead, stats::Source::Cache, static_cast<std::size_t>(b - a));
+  count_moved(MovedSlot::Engine, Direction::Read, false, static_cast<std::size_t>(b - a));
   return true;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The staged movers: file data through the lane's pinned slots (or straight into host memory),
-// and the choice among them for one thread's part of a job.
+// each leaving its lane drained.
 #include "staging/movers.hpp"
 
 #include <cerrno>
@@ -12,49 +12,16 @@
 #include <limits>
 
 #include "io/config.hpp"
-#include "staging/engine.hpp"
 #include "staging/job.hpp"
 #include "sys/log.hpp"
-#include "staging/mapped.hpp"
 #include "staging/lanes.hpp"
-#include "runtime/stats.hpp"
+#include "staging/moved.hpp"
 #include "staging/trace.hpp"
 #include "gpu/copy.hpp"
 #include "sys/page_cache.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::engine {
-
-void Engine::run(Job& job, Lane* lane) noexcept {
-  // Nothing may escape a worker (std::terminate) or leave copies running behind a caller that
-  // returned: an exception fails the request from its first byte, after the lane is drained.
-  try {
-    run_unguarded(job, lane);
-  } catch (...) {
-    if (lane) (void)lane->drain();
-    job.fail(Status::of(hipFileInternalError), job.req.offset);
-  }
-  if (lane && lane->poisoned()) job.device_in_doubt = true;
-}
-
-void Engine::run_unguarded(Job& job, Lane* lane) {
-  if (job.req.device < 0) return run_host(job, config_);
-  if (job.req.dir == Direction::Read) {
-    // Pinning page-cache pages serialises inside the GPU driver (one pinning thread outran
-    // sixteen: db3beb5, see bench/RESULTS.md, "Earlier figures (for the record)"), so only
-    // map_workers threads map; the rest stage.
-    if (job.mapping) {
-      // Counted while this thread maps, given back however it leaves (an exception included).
-      struct Mapping {
-        std::atomic<int>& active;
-        ~Mapping() { active.fetch_sub(1); }
-      } counted{map_active_};
-      if (map_active_.fetch_add(1) < static_cast<int>(config_.map_workers)) return run_mapped_read(job, *lane, config_);
-    }
-    return run_read(job, *lane, config_);
-  }
-  return run_write(job, *lane);
-}
 
 namespace {
 
@@ -63,9 +30,8 @@ constexpr off_t kMaxOffset = std::numeric_limits<off_t>::max();  // rounding a c
 off_t align_down(off_t v, off_t a) noexcept { return v - v % a; }
 
 // Statistics: `n` bytes (when positive) moved through the page cache or with O_DIRECT.
-void moved(hipFileStatsPath_t path, hipFileStatsOp_t op, bool direct, ssize_t n) noexcept {
-  if (n > 0)
-    stats::count_moved(path, op, direct ? stats::Source::Direct : stats::Source::Cache, static_cast<std::size_t>(n));
+void moved(MovedSlot slot, Direction dir, bool direct, ssize_t n) noexcept {
+  if (n > 0) count_moved(slot, dir, direct, static_cast<std::size_t>(n));
 }
 off_t align_up(off_t v, off_t a) noexcept { return align_down(v + a - 1, a); }
 
@@ -108,20 +74,20 @@ ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, 
 
 // Writes [a, b) from `src`: O_DIRECT where the client asked for it and the range and memory
 // are aligned, buffered otherwise. Returns bytes or -errno, counted for `path` as moved.
-ssize_t write_range(File& f, const std::byte* src, off_t a, off_t b, hipFileStatsPath_t path) {
+ssize_t write_range(File& f, const std::byte* src, off_t a, off_t b, MovedSlot path) {
   const off_t len = b - a;
   if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && a % f.dio_align == 0 &&
       len % f.dio_align == 0 && reinterpret_cast<std::uintptr_t>(src) % f.mem_align == 0) {
     ssize_t n = sys::pwrite_full(f.direct_fd, src, static_cast<std::size_t>(len), a);
     if (n != -EINVAL) {
-      moved(path, hipFileStatsOpWrite, true, n);
+      moved(path, Direction::Write, true, n);
       return n;
     }
     f.direct_ok = false;
     HIPFILE_LOG(Info, "O_DIRECT write refused (EINVAL) at offset %lld: this file continues buffered", static_cast<long long>(a));
   }
   const ssize_t n = sys::pwrite_full(f.buffered_fd, src, static_cast<std::size_t>(len), a);
-  moved(path, hipFileStatsOpWrite, false, n);
+  moved(path, Direction::Write, false, n);
   return n;
 }
 
@@ -142,11 +108,11 @@ void run_host(Job& job, const Config& config) {
         n = sys::pread_full(f.direct_fd, mem, static_cast<std::size_t>(b - a), a);
       const bool direct = n != -EINVAL;
       if (!direct) n = sys::pread_full(f.buffered_fd, mem, static_cast<std::size_t>(b - a), a);
-      moved(hipFileStatsPathHost, hipFileStatsOpRead, direct, n);
+      moved(MovedSlot::Host, Direction::Read, direct, n);
       if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
       if (n < b - a) job.short_at(a + n);
     } else {
-      ssize_t n = write_range(f, mem, a, b, hipFileStatsPathHost);
+      ssize_t n = write_range(f, mem, a, b, MovedSlot::Host);
       if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
     }
   }
@@ -166,7 +132,7 @@ bool stage_piece(Job& job, Lane& lane, const Config& config, off_t a, off_t b, o
   bool direct = false;
   ssize_t n = read_to_stage(*job.req.file, s.host, lane.slot_bytes(), a, b, skew, config.direct_reads_from_cache,
                             direct);
-  moved(hipFileStatsPathEngine, hipFileStatsOpRead, direct, n);
+  moved(MovedSlot::Engine, Direction::Read, direct, n);
   if (n < 0) {
     job.fail(Status::of_errno(static_cast<int>(-n)), a);
     return false;
@@ -251,7 +217,7 @@ bool write_oldest(Job& job, const Lane& lane, std::deque<Pending>& pending) {
     job.skipped(p.a);
     return true;
   }
-  ssize_t n = write_range(*job.req.file, p.slot->host, p.a, p.b, hipFileStatsPathEngine);
+  ssize_t n = write_range(*job.req.file, p.slot->host, p.a, p.b, MovedSlot::Engine);
   if (n < 0) job.fail(Status::of_errno(static_cast<int>(-n)), p.a);
   return true;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The movers: what one thread does with its part of a job. Each claims chunks until none is
-// left or the job failed, and leaves its lane drained. Engine::run (movers.cpp) picks one by the
+// left or the job failed, and leaves its lane drained. Engine::run (engine.cpp) picks one by the
 // request's memory and direction; the mapped read is in mapped.hpp.
 #pragma once
 
