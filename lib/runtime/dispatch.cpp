@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 
@@ -130,6 +131,90 @@ Lease<File> check_call(Driver& driver, hipFileHandle_t fh, const void* base, std
   return {};
 }
 
+// The fastpath that serves `req`, or null: none is loaded, compat mode is forced, or it does not
+// take this request.
+fastpath::Fastpath* fastpath_for(fastpath::Fastpath* fp, const Config& config, const Request& req) {
+  return fp != nullptr && !config.force_compat && fp->serves(req) ? fp : nullptr;
+}
+
+IoResult run_on(Backend& backend, const Request& req) {
+  return req.dir == Direction::Read ? backend.read(req) : backend.write(req);
+}
+
+// Errors that mean "this fastpath cannot do this I/O" rather than "the I/O failed": the device or
+// the peer-to-peer route is missing (ENODEV, EREMOTEIO), or the layout was refused (EINVAL: the
+// kernel's answer to an alignment or placement it does not take).
+bool engine_can_serve(const Status& st) noexcept {
+  return st.op == hipFileSuccess && (st.sys == ENODEV || st.sys == EREMOTEIO || st.sys == EINVAL);
+}
+
+// POSIX's convention: a failure after `moved` leading bytes is a short count of them.
+IoResult moved_prefix(const IoResult& failed, std::size_t moved) noexcept {
+  if (failed.ok() || moved == 0) return failed;
+  IoResult r;
+  r.bytes = static_cast<ssize_t>(moved);
+  return r;
+}
+
+// After the fastpath moved less than asked: a short count is finished (or, for a read at end of
+// file, confirmed) by the engine, an error only when it is one the engine can serve, and only
+// when the engine, the compat path, is allowed. The bytes the fastpath moved stay a prefix.
+IoResult finish_on_engine(fastpath::Fastpath& fp, Backend& engine, const Config& config, const Request& req,
+                          const IoResult& r, hipFileStatsPath_t& path) {
+  std::size_t moved = r.bytes > 0 ? static_cast<std::size_t>(r.bytes) : 0;
+  if (moved > req.size) moved = req.size;  // a fastpath never claims more than asked
+  const bool retry = r.ok() || engine_can_serve(r.status);
+  const char* op = req.dir == Direction::Read ? "read" : "write";
+  if (!retry || !config.allow_compat) {
+    if (r.ok() || moved > 0) path = fp.stats_path();  // a short count stands as the fastpath gave it
+    HIPFILE_LOG(Debug, "fastpath %s: %s at offset %lld failed (errno %d, op %d)%s", fp.name(), op,
+                static_cast<long long>(req.offset), r.status.sys, static_cast<int>(r.status.op),
+                retry ? "; compat mode disabled, not retried" : "");
+    return moved_prefix(r, moved);
+  }
+  HIPFILE_LOG(Debug, "fastpath %s: %s at offset %lld moved %zu of %zu bytes (errno %d); the engine serves the rest",
+              fp.name(), op, static_cast<long long>(req.offset), moved, req.size, r.status.sys);
+  Request rest = req;
+  rest.mem += moved;
+  rest.offset += static_cast<off_t>(moved);
+  rest.size -= moved;
+  IoResult e = run_on(engine, rest);
+  // The engine's error stands only when nothing moved at all: the fastpath's bytes are a prefix.
+  if (!e.ok()) return moved_prefix(e, moved);
+  e.bytes += static_cast<ssize_t>(moved);
+  return e;  // `path` stays the engine's: the engine finished the request
+}
+
+// Runs one request: on `fp` when it serves it, else (or for what it could not serve) on the
+// engine. `path` becomes the fastpath's statistics slot when the fastpath finished the request.
+IoResult serve(fastpath::Fastpath* fp, Backend& engine, const Config& config, const Request& req,
+               hipFileStatsPath_t& path) {
+  if (fp == nullptr) return run_on(engine, req);
+  IoResult r = run_on(*fp, req);
+  if (r.ok() && static_cast<std::size_t>(r.bytes) == req.size) {
+    path = fp->stats_path();
+    return r;
+  }
+  return finish_on_engine(*fp, engine, config, req, r, path);
+}
+
+// A well-formed request on known memory: to the fastpath that serves it, else to the engine,
+// after the access and ordering checks.
+IoResult route(Instance& instance, const File& file, const Target& t, Ordering ordering, Request& req,
+               hipFileStatsPath_t& path) {
+  const Config& config = instance.config();
+  IoResult r;
+  // The fastpath loaded at open (lib/fastpath), if any, when it serves this request.
+  fastpath::Fastpath* fp = fastpath_for(instance.fastpath(), config, req);
+  if (t.kind == gpu::MemKind::Device && !config.allow_compat && fp == nullptr) {
+    r.status = Status::of(hipFileIODisabled);  // the engine is the compat path, and no fastpath takes it
+    return r;
+  }
+  if (r.status = check_access(req.dir, file); !r.status.ok()) return r;
+  if (r.status = order(ordering, t, instance.fastpath() != nullptr, req); !r.status.ok()) return r;
+  return serve(fp, instance.engine(), config, req, path);
+}
+
 }  // namespace
 
 ssize_t bytes_result(const IoResult& r) noexcept {
@@ -177,18 +262,7 @@ IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::
   Request req;
   if (r.status = make_request(dir, *file, base, t, size, file_offset, buffer_offset, req); !r.status.ok() || size == 0)
     return r;
-  // The fastpath loaded at open (lib/fastpath), if any; select.cpp decides per request.
-  fastpath::Fastpath* fp = instance->fastpath();
-  if (t.kind == gpu::MemKind::Device && !config.allow_compat && !fastpath::selects(fp, config, req, t.kind)) {
-    r.status = Status::of(hipFileIODisabled);  // the engine is the compat path, and no fastpath takes it
-    return r;
-  }
-  if (r.status = check_access(dir, *file); !r.status.ok()) return r;
-  if (r.status = order(ordering, t, fp != nullptr, req); !r.status.ok()) return r;
-  // Fastpath when selected, else (and for what it could not serve) the engine; counted.path
-  // becomes the fastpath's slot when it finished the request.
-  r = fastpath::execute(fp, config, req, t.kind,
-                        [&instance](const Request& rq) { return instance->engine().execute(rq); }, counted.path);
+  r = route(*instance, *file, t, ordering, req, counted.path);
   if (r.ok() && dir == Direction::Write && config.durable_writes && sys::ops.fdatasync(file->buffered_fd) != 0)
     r.status = Status::of_errno(errno);
   return r;

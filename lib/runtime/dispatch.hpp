@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One synchronous read or write as the C API defines it: argument and bounds checks, buffer
-// resolution (registered, unregistered device, host, managed), then the staging engine.
+// resolution (registered, unregistered device, host, managed), then dispatch to a backend: the
+// loaded fastpath when it serves the request, the staging engine otherwise and for the rest.
 // Batch and async I/O come through here too, so every path applies the same rules.
 #pragma once
 

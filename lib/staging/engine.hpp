@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/backend.hpp"
 #include "io/config.hpp"
 #include "io/file.hpp"
 #include "staging/path_tuner.hpp"
@@ -41,17 +42,22 @@ Config shape_engine(Config asked);
 /// (nullptr: none).
 void on_engine_destroyed_for_test(void (*hook)()) noexcept;
 
-class Engine {
+class Engine final : public Backend {
  public:
   /// `config` as shape_engine returns it.
   explicit Engine(const Config& config);
-  ~Engine();
+  ~Engine() override;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
   /// Moves the whole request. Short only at end of file or, after a failure, the contiguous
   /// prefix that moved (POSIX: only a request that moved nothing returns the error).
   IoResult execute(const Request& req);
+
+  /// As a backend, the engine serves every request: it is the compat path behind the fastpaths.
+  bool serves(const Request&) const override { return true; }
+  IoResult read(const Request& req) override { return execute(req); }
+  IoResult write(const Request& req) override { return execute(req); }
 
  private:
   struct Worker {
