@@ -3,6 +3,7 @@
 #include <hipfile/hipfile.h>
 
 #include "api/guard.hpp"
+#include "api/status.hpp"
 #include "runtime/async.hpp"
 
 using hipfile::api::guarded;
@@ -14,8 +15,8 @@ HIPFILE_API hipFileError_t hipFileReadAsync(hipFileHandle_t fh, void* buffer_bas
                                             hoff_t* file_offset_p, hoff_t* buffer_offset_p,
                                             ssize_t* bytes_read_p, hipStream_t stream) {
   return guarded([&] {
-    return hipfile::engine::submit_async(Direction::Read, fh, buffer_base, size_p, file_offset_p,
-                                         buffer_offset_p, bytes_read_p, stream);
+    return hipfile::api::to_error(hipfile::engine::submit_async(Direction::Read, fh, buffer_base, size_p, file_offset_p,
+                                         buffer_offset_p, bytes_read_p, stream));
   });
 }
 
@@ -23,17 +24,17 @@ HIPFILE_API hipFileError_t hipFileWriteAsync(hipFileHandle_t fh, void* buffer_ba
                                              hoff_t* file_offset_p, hoff_t* buffer_offset_p,
                                              ssize_t* bytes_written_p, hipStream_t stream) {
   return guarded([&] {
-    return hipfile::engine::submit_async(Direction::Write, fh, buffer_base, size_p, file_offset_p,
-                                         buffer_offset_p, bytes_written_p, stream);
+    return hipfile::api::to_error(hipfile::engine::submit_async(Direction::Write, fh, buffer_base, size_p, file_offset_p,
+                                         buffer_offset_p, bytes_written_p, stream));
   });
 }
 
 HIPFILE_API hipFileError_t hipFileStreamRegister(hipStream_t stream, unsigned flags) {
-  return guarded([&] { return hipfile::engine::stream_register(stream, flags); });
+  return guarded([&] { return hipfile::api::to_error(hipfile::engine::stream_register(stream, flags)); });
 }
 
 HIPFILE_API hipFileError_t hipFileStreamDeregister(hipStream_t stream) {
-  return guarded([&] { return hipfile::engine::stream_deregister(stream); });
+  return guarded([&] { return hipfile::api::to_error(hipfile::engine::stream_deregister(stream)); });
 }
 
 }  // extern "C"

@@ -4,10 +4,12 @@
 #include <hipfile/hipfile.h>
 
 #include "api/guard.hpp"
+#include "api/status.hpp"
 #include "runtime/batch.hpp"
 #include "runtime/stats.hpp"
 
 using hipfile::api::guarded;
+using hipfile::api::to_error;
 using hipfile::engine::batch_find;
 namespace stats = hipfile::engine::stats;
 
@@ -33,7 +35,7 @@ void count_completions(const hipFileIOEvents_t* events, unsigned n) {
 extern "C" {
 
 HIPFILE_API hipFileError_t hipFileBatchIOSetUp(hipFileBatchHandle_t* batch_idp, unsigned max_nr) {
-  hipFileError_t e = guarded([&] { return hipfile::engine::batch_setup(batch_idp, max_nr); });
+  hipFileError_t e = guarded([&] { return to_error(hipfile::engine::batch_setup(batch_idp, max_nr)); });
   stats::count(stats::Call::BatchSetup, succeeded(e));
   return e;
 }
@@ -44,7 +46,7 @@ HIPFILE_API hipFileError_t hipFileBatchIOSubmit(hipFileBatchHandle_t batch_idp, 
     if (nr == 0 || iocbp == nullptr) return kInvalid;
     auto batch = batch_find(batch_idp);
     if (!batch) return kInvalid;
-    return batch->submit(nr, iocbp);
+    return to_error(batch->submit(nr, iocbp));
   });
   stats::count(stats::Call::BatchSubmit, succeeded(e));
   if (nr != 0) stats::count(stats::Call::BatchEnqueued, succeeded(e), nr);
@@ -57,7 +59,7 @@ HIPFILE_API hipFileError_t hipFileBatchIOGetStatus(hipFileBatchHandle_t batch_id
     if (nr == nullptr || *nr == 0 || iocbp == nullptr) return kInvalid;
     auto batch = batch_find(batch_idp);
     if (!batch) return kInvalid;
-    hipFileError_t e = batch->get_status(min_nr, nr, iocbp, timeout);
+    hipFileError_t e = to_error(batch->get_status(min_nr, nr, iocbp, timeout));
     if (succeeded(e)) count_completions(iocbp, *nr);
     return e;
   });

@@ -3,12 +3,14 @@
 
 #include <memory>
 
+#include "api/status.hpp"
 #include "api/guard.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/stats.hpp"
 #include "fastpath/fastpath.hpp"
 
 using hipfile::api::guarded;
+using hipfile::api::to_error;
 using hipfile::engine::Driver;
 using hipfile::engine::File;
 using hipfile::engine::FileTable;
@@ -23,14 +25,14 @@ hipFileError_t handle_register(hipFileHandle_t* fh, hipFileDescr_t* descr) {
     if (hipfile::api::enum_value(descr->type) != hipFileHandleTypeOpaqueFD) return {hipFileIONotSupported, hipSuccess};
     std::shared_ptr<File> file;
     // A descriptor that cannot be used leaves the driver untouched (no implicit open).
-    if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return st.to_error();
+    if (Status st = FileTable::prepare(descr->handle.fd, file); !st.ok()) return to_error(st);
     Driver& driver = Driver::get();
     return driver.register_open([&] {
       // Fastpath per-file registration, before the file is visible to I/O; refused = engine-only.
       const std::shared_ptr<hipfile::engine::Instance> instance = driver.lease();
       if (!instance) return hipFileError_t{hipFileInternalError, hipSuccess};  // a forked child short of memory
       hipfile::fastpath::attach(instance->fastpath(), *file);
-      return driver.files.insert(std::move(file), instance->config(), *fh).to_error();
+      return to_error(driver.files.insert(std::move(file), instance->config(), *fh));
     });
   });
 }

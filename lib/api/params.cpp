@@ -8,11 +8,13 @@
 #include <cstring>
 #include <string>
 
+#include "api/status.hpp"
 #include "api/guard.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/params.hpp"
 
 using hipfile::api::guarded;
+using hipfile::api::to_error;
 using hipfile::engine::Config;
 using hipfile::engine::Driver;
 using hipfile::engine::Params;
@@ -29,7 +31,7 @@ constexpr std::size_t kMaxPollKiB = std::size_t{1} << 20;
 
 template <class P, class V>
 hipFileError_t set_limit(P param, V value) {
-  return Driver::get()
+  return to_error(Driver::get()
       .set_limit([&](Config& c) { return hipfile::engine::set_param(c, param, value); },
                  [&](Params& p) {
                    Config scratch;
@@ -39,8 +41,7 @@ hipFileError_t set_limit(P param, V value) {
                    else
                      p.sizes[param] = value;
                    return Status::success();
-                 })
-      .to_error();
+                 }));
 }
 
 // An enum parameter from C as a valid value of its type, or false (any other int).
@@ -120,7 +121,7 @@ HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_
     if (!valid_param(raw, hipfile::engine::kSizeParams, param)) return err(hipFileInvalidValue);
     if (value == nullptr) return err(hipFileInvalidValue);
     std::size_t v = 0;
-    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return to_error(st);
     *value = v;
     return err(hipFileSuccess);
   });
@@ -132,7 +133,7 @@ HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t 
     if (!valid_param(raw, hipfile::engine::kBoolParams, param)) return err(hipFileInvalidValue);
     if (value == nullptr) return err(hipFileInvalidValue);
     bool v = false;
-    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return to_error(st);
     *value = v;
     return err(hipFileSuccess);
   });
@@ -144,7 +145,7 @@ HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParamete
     if (!valid_param(raw, hipfile::engine::kStringParams, param)) return err(hipFileInvalidValue);
     if (desc_str == nullptr || len <= 0) return err(hipFileInvalidValue);
     std::string v;
-    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return to_error(st);
     if (v.size() + 1 > static_cast<std::size_t>(len)) return err(hipFileInvalidValue);
     std::memcpy(desc_str, v.c_str(), v.size() + 1);
     return err(hipFileSuccess);
@@ -155,14 +156,13 @@ HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_
   return guarded([&]() -> hipFileError_t {
     decltype(raw) param;
     if (!valid_param(raw, hipfile::engine::kSizeParams, param)) return err(hipFileInvalidValue);
-    return Driver::get()
+    return to_error(Driver::get()
         .stage([&](Params& p) {
           Config scratch;
           if (Status st = set_param(scratch, param, value); !st.ok()) return st;
           p.sizes[param] = value;
           return Status::success();
-        })
-        .to_error();
+        }));
   });
 }
 
@@ -170,14 +170,13 @@ HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t 
   return guarded([&]() -> hipFileError_t {
     decltype(raw) param;
     if (!valid_param(raw, hipfile::engine::kBoolParams, param)) return err(hipFileInvalidValue);
-    return Driver::get()
+    return to_error(Driver::get()
         .stage([&](Params& p) {
           Config scratch;
           if (Status st = set_param(scratch, param, value); !st.ok()) return st;
           p.bools[param] = value;
           return Status::success();
-        })
-        .to_error();
+        }));
   });
 }
 
@@ -185,14 +184,13 @@ HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParamete
   return guarded([&]() -> hipFileError_t {
     decltype(raw) param;
     if (!valid_param(raw, hipfile::engine::kStringParams, param)) return err(hipFileInvalidValue);
-    return Driver::get()
+    return to_error(Driver::get()
         .stage([&](Params& p) {
           Config scratch;
           if (Status st = set_param(scratch, param, desc_str); !st.ok()) return st;
           p.strings[param] = std::string(desc_str);
           return Status::success();
-        })
-        .to_error();
+        }));
   });
 }
 

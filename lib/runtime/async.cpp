@@ -220,13 +220,13 @@ IoResult run_op(AsyncOp* op) {
   if (!(op->flags & HIPFILE_STREAM_FIXED_BUF_OFFSET)) buffer_offset = *op->buffer_offset_p;
   IoResult r;
   if (size > op->size) {
-    r.status = Status::of(hipFileInvalidValue);  // a size may shrink, never grow
+    r.status = Status::of(Error::InvalidValue);  // a size may shrink, never grow
     return r;
   }
   try {
     r = do_io(op->dir, op->fh, op->base, size, file_offset, buffer_offset);
   } catch (...) {
-    r.status = Status::of(hipFileInternalError);
+    r.status = Status::of(Error::InternalError);
   }
   return r;
 }
@@ -249,40 +249,40 @@ void hand_off(void* p) noexcept {
 
 }  // namespace
 
-hipFileError_t stream_register(hipStream_t stream, unsigned flags_in) {
-  if ((flags_in & ~static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK)) != 0) return {hipFileInvalidValue, hipSuccess};
+Status stream_register(hipStream_t stream, unsigned flags_in) {
+  if ((flags_in & ~static_cast<unsigned>(HIPFILE_STREAM_FLAGS_MASK)) != 0) return Status::of(Error::InvalidValue);
   int device = -1;
   if (hipError_t e = gpu::stream_device(stream, device); e != hipSuccess) {
     gpu::clear_last_error();
-    return {hipFileHipDriverError, e};
+    return Status::of_hip(e);
   }
   StreamTable& t = streams();
   std::lock_guard lock(t.mu);
-  if (!t.flags.emplace(stream, flags_in).second) return {hipFileInvalidValue, hipSuccess};
-  return {hipFileSuccess, hipSuccess};
+  if (!t.flags.emplace(stream, flags_in).second) return Status::of(Error::InvalidValue);
+  return Status::success();
 }
 
-hipFileError_t stream_deregister(hipStream_t stream) {
+Status stream_deregister(hipStream_t stream) {
   StreamTable& t = streams();
   std::lock_guard lock(t.mu);
-  if (t.flags.erase(stream) == 0) return {hipFileInvalidValue, hipSuccess};
-  return {hipFileSuccess, hipSuccess};
+  if (t.flags.erase(stream) == 0) return Status::of(Error::InvalidValue);
+  return Status::success();
 }
 
 namespace {
 
 // The checks upstream makes at submission, on the parameters as they are now. An error return
 // leaves nothing behind; `flags_out` is the stream's registration flags (0: not registered).
-hipFileError_t check_submission(Driver& driver, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
+Status check_submission(Driver& driver, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
                                 hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
                                 hipStream_t stream, unsigned& flags_out) {
   if (buffer_base == nullptr || size_p == nullptr || file_offset_p == nullptr || buffer_offset_p == nullptr ||
       bytes_p == nullptr)
-    return {hipFileInvalidValue, hipSuccess};
+    return Status::of(Error::InvalidValue);
   int device = -1;
   if (hipError_t e = gpu::stream_device(stream, device); e != hipSuccess) {
     gpu::clear_last_error();
-    return {hipFileHipDriverError, e};
+    return Status::of_hip(e);
   }
   StreamTable& t = streams();
   flags_out = 0;  // an unregistered stream is used with no fixed parameters
@@ -290,13 +290,13 @@ hipFileError_t check_submission(Driver& driver, hipFileHandle_t fh, void* buffer
     std::lock_guard lock(t.mu);
     if (auto it = t.flags.find(stream); it != t.flags.end()) flags_out = it->second;
   }
-  if (!driver.files.find(fh)) return {hipFileHandleNotRegistered, hipSuccess};
+  if (!driver.files.find(fh)) return Status::of(Error::HandleNotRegistered);
   return check_region(buffer_base, *size_p, *file_offset_p, *buffer_offset_p);
 }
 
 // The operation with the parameters as they are now (kept where the stream fixed them), its
 // queue node and its flag word: everything that can fail without side effects.
-hipFileError_t prepare_op(std::unique_ptr<AsyncOp>& op, std::shared_ptr<Instance> instance, Direction dir,
+Status prepare_op(std::unique_ptr<AsyncOp>& op, std::shared_ptr<Instance> instance, Direction dir,
                           hipFileHandle_t fh, void* buffer_base, std::size_t* size_p, hoff_t* file_offset_p,
                           hoff_t* buffer_offset_p, ssize_t* bytes_p, unsigned flags_now) {
   op = std::make_unique<AsyncOp>();
@@ -314,19 +314,19 @@ hipFileError_t prepare_op(std::unique_ptr<AsyncOp>& op, std::shared_ptr<Instance
   op->instance = std::move(instance);
   AsyncOp* raw = op.get();
   op->task.push_back([raw] { execute(raw); });
-  if (hipError_t e = flags().acquire(op->slot); e != hipSuccess) return {hipFileHipDriverError, e};
-  return {hipFileSuccess, hipSuccess};
+  if (hipError_t e = flags().acquire(op->slot); e != hipSuccess) return Status::of_hip(e);
+  return Status::success();
 }
 
 // Puts the hand-off and the wait on the stream. The submission has succeeded only when both are
 // enqueued; from the hand-off on, the executor and this call share the operation (refs).
-hipFileError_t enqueue(std::unique_ptr<AsyncOp> op, hipStream_t stream) {
+Status enqueue(std::unique_ptr<AsyncOp> op, hipStream_t stream) {
   const FlagSlot slot = op->slot;
   std::lock_guard order(streams().stripe(stream));
   if (hipError_t e = gpu::launch_host_func(stream, hand_off, op.get()); e != hipSuccess) {
     gpu::clear_last_error();
     flags().signal_and_release(slot);
-    return {hipFileHipDriverError, e};
+    return Status::of_hip(e);
   }
   AsyncOp* raw = op.release();  // the stream hands it over whatever happens
   const hipError_t e = gpu::stream_wait_geq32(stream, slot.device, slot.target);
@@ -337,18 +337,18 @@ hipFileError_t enqueue(std::unique_ptr<AsyncOp> op, hipStream_t stream) {
     // next submission tries the wait again.
     raw->decide(Decision::Canceled);
     raw->unref();  // this call's reference
-    if (e == hipErrorNotSupported) return {hipFileAsyncNotSupported, hipSuccess};
-    return {hipFileHipDriverError, e};
+    if (e == hipErrorNotSupported) return Status::of(Error::AsyncNotSupported);
+    return Status::of_hip(e);
   }
   *raw->bytes_p = 0;  // before the operation may run: it writes the result
   raw->decide(Decision::Armed);
   raw->unref();  // this call's reference: the operation may already be done and gone after it
-  return {hipFileSuccess, hipSuccess};
+  return Status::success();
 }
 
 }  // namespace
 
-hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
+Status submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
                             hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
                             hipStream_t stream) {
   Driver& driver = Driver::get();
@@ -356,22 +356,22 @@ hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base
   std::shared_ptr<Instance> instance = driver.lease();
   if (!instance) {
     driver.open_implicitly();  // upstream: open, and still refuse this call
-    return {hipFileInvalidValue, hipSuccess};
+    return Status::of(Error::InvalidValue);
   }
   unsigned flags_now = 0;
-  if (hipFileError_t e = check_submission(driver, fh, buffer_base, size_p, file_offset_p, buffer_offset_p, bytes_p,
+  if (Status e = check_submission(driver, fh, buffer_base, size_p, file_offset_p, buffer_offset_p, bytes_p,
                                           stream, flags_now);
-      e.err != hipFileSuccess)
+      !e.ok())
     return e;
   if (*size_p == 0) {
     *bytes_p = 0;
-    return {hipFileSuccess, hipSuccess};  // as upstream: nothing to enqueue
+    return Status::success();  // as upstream: nothing to enqueue
   }
   (void)instance->executor();  // started now, so that the hand-off only queues
   std::unique_ptr<AsyncOp> op;
-  if (hipFileError_t e = prepare_op(op, std::move(instance), dir, fh, buffer_base, size_p, file_offset_p,
+  if (Status e = prepare_op(op, std::move(instance), dir, fh, buffer_base, size_p, file_offset_p,
                                     buffer_offset_p, bytes_p, flags_now);
-      e.err != hipFileSuccess)
+      !e.ok())
     return e;
   return enqueue(std::move(op), stream);
 }

@@ -48,10 +48,10 @@ void advance_flag_words_for_test(std::uint32_t value);
 void async_prepare_fork() noexcept;
 void async_after_fork(bool in_child) noexcept;
 
-hipFileError_t stream_register(hipStream_t stream, unsigned flags);
-hipFileError_t stream_deregister(hipStream_t stream);
+Status stream_register(hipStream_t stream, unsigned flags);
+Status stream_deregister(hipStream_t stream);
 
-hipFileError_t submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
+Status submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
                             hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
                             hipStream_t stream);
 

@@ -37,26 +37,26 @@ namespace {
 
 // One operation as submitted: a known mode and opcode, a registered handle, a region inside its
 // memory.
-hipFileError_t check_entry(const Driver& driver, const hipFileIOParams_t& p) {
+Status check_entry(const Driver& driver, const hipFileIOParams_t& p) {
   // The caller's fields are ints from C: compared as ints, never loaded as C++ enums.
   int mode, opcode;
   std::memcpy(&mode, &p.mode, sizeof mode);
   std::memcpy(&opcode, &p.opcode, sizeof opcode);
   if (mode != hipFileBatch || (opcode != hipFileBatchRead && opcode != hipFileBatchWrite))
-    return {hipFileInvalidValue, hipSuccess};
-  if (!driver.files.find(p.fh)) return {hipFileHandleNotRegistered, hipSuccess};
+    return Status::of(Error::InvalidValue);
+  if (!driver.files.find(p.fh)) return Status::of(Error::HandleNotRegistered);
   return check_region(p.u.batch.devPtr_base, p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset);
 }
 
 }  // namespace
 
-hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
+Status Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   Driver& driver = Driver::get();
   // Each task holds a lease on the instance until it has run, so its executor outlives it.
   std::shared_ptr<Instance> instance = driver.lease();
-  if (!instance) return {hipFileDriverNotInitialized, hipSuccess};
+  if (!instance) return Status::of(Error::DriverNotInitialized);
   for (unsigned i = 0; i < nr; ++i)
-    if (hipFileError_t e = check_entry(driver, ios[i]); e.err != hipFileSuccess) return e;
+    if (Status e = check_entry(driver, ios[i]); !e.ok()) return e;
   // Every allocation happens before an entry is committed, and the tasks are queued in one step
   // that cannot fail: an error return means no operation of this call runs.
   Executor& ex = instance->executor();
@@ -65,9 +65,9 @@ hipFileError_t Batch::submit(unsigned nr, const hipFileIOParams_t* ios) {
   Executor::Tasks tasks;
   for (unsigned i = 0; i < nr; ++i)
     tasks.push_back([self, slots, i, instance] { self->run((*slots)[i].first, (*slots)[i].second); });
-  if (!commit(nr, ios, *slots)) return {hipFileBatchFull, hipSuccess};
+  if (!commit(nr, ios, *slots)) return Status::of(Error::BatchFull);
   ex.post(tasks);
-  return {hipFileSuccess, hipSuccess};
+  return Status::success();
 }
 
 bool Batch::commit(unsigned nr, const hipFileIOParams_t* ios, std::vector<std::pair<unsigned, std::uint64_t>>& slots) {
@@ -106,7 +106,7 @@ void Batch::run(unsigned index, std::uint64_t generation) {
     r = do_io(p.opcode == hipFileBatchWrite ? Direction::Write : Direction::Read, p.fh, p.u.batch.devPtr_base,
               p.u.batch.size, p.u.batch.file_offset, p.u.batch.devPtr_offset, Ordering::AfterNullStream);
   } catch (...) {
-    r.status = Status::of(hipFileInternalError);
+    r.status = Status::of(Error::InternalError);
   }
   {
     std::lock_guard lock(mu_);
@@ -119,10 +119,10 @@ void Batch::run(unsigned index, std::uint64_t generation) {
   changed_.notify_all();
 }
 
-hipFileError_t Batch::get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_t* events, const timespec* timeout) {
-  if (nr == nullptr || (events == nullptr && *nr > 0) || min_nr > *nr) return {hipFileInvalidValue, hipSuccess};
+Status Batch::get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_t* events, const timespec* timeout) {
+  if (nr == nullptr || (events == nullptr && *nr > 0) || min_nr > *nr) return Status::of(Error::InvalidValue);
   if (timeout != nullptr && (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000L))
-    return {hipFileInvalidValue, hipSuccess};
+    return Status::of(Error::InvalidValue);
   std::unique_lock lock(mu_);
   const std::size_t need = std::min<std::size_t>(min_nr, outstanding_);
   auto enough = [&] { return finished_.size() >= need; };
@@ -147,7 +147,7 @@ hipFileError_t Batch::get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_
     ++n;
   }
   *nr = n;
-  return {hipFileSuccess, hipSuccess};
+  return Status::success();
 }
 
 void Batch::cancel() {
@@ -164,8 +164,8 @@ void Batch::cancel() {
   changed_.wait(lock, [&] { return running_ == 0; });
 }
 
-hipFileError_t batch_setup(hipFileBatchHandle_t* out, unsigned max_nr) {
-  if (out == nullptr || max_nr == 0 || max_nr > Batch::kMaxEntries) return {hipFileInvalidValue, hipSuccess};
+Status batch_setup(hipFileBatchHandle_t* out, unsigned max_nr) {
+  if (out == nullptr || max_nr == 0 || max_nr > Batch::kMaxEntries) return Status::of(Error::InvalidValue);
   auto batch = std::make_shared<Batch>(max_nr);
   Registry& r = registry();
   std::lock_guard lock(r.mu);
@@ -173,7 +173,7 @@ hipFileError_t batch_setup(hipFileBatchHandle_t* out, unsigned max_nr) {
   r.next += 2;
   r.batches.emplace(handle, std::move(batch));
   *out = handle;
-  return {hipFileSuccess, hipSuccess};
+  return Status::success();
 }
 
 std::shared_ptr<Batch> batch_find(hipFileBatchHandle_t handle) {

@@ -28,8 +28,8 @@ class Batch : public std::enable_shared_from_this<Batch> {
   explicit Batch(unsigned capacity);
   /// All-or-nothing: every operation is checked before any is queued. `nr` > 0 and `ios` set
   /// (lib/api/batch.cpp checks them).
-  hipFileError_t submit(unsigned nr, const hipFileIOParams_t* ios);
-  hipFileError_t get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_t* events, const timespec* timeout);
+  Status submit(unsigned nr, const hipFileIOParams_t* ios);
+  Status get_status(unsigned min_nr, unsigned* nr, hipFileIOEvents_t* events, const timespec* timeout);
   /// Cancels every operation not yet started and waits for the running ones.
   void cancel();
 
@@ -54,7 +54,7 @@ class Batch : public std::enable_shared_from_this<Batch> {
   unsigned running_ = 0;
 };
 
-hipFileError_t batch_setup(hipFileBatchHandle_t* out, unsigned max_nr);
+Status batch_setup(hipFileBatchHandle_t* out, unsigned max_nr);
 /// The batch behind a handle, or null for one that is unknown or destroyed.
 std::shared_ptr<Batch> batch_find(hipFileBatchHandle_t handle);
 /// Forgets the handle, cancels what has not started and waits for what runs.

@@ -27,10 +27,10 @@ Status BufferTable::add(const std::byte* base, std::size_t length, int device, g
 
   std::unique_lock lock(mu_);
   auto next = by_base_.lower_bound(base);
-  if (next != by_base_.end() && next->first < end) return Status::of(hipFileMemoryAlreadyRegistered);
+  if (next != by_base_.end() && next->first < end) return Status::of(Error::MemoryAlreadyRegistered);
   if (next != by_base_.begin()) {
     auto prev = std::prev(next);
-    if (end_of(*prev->second) > base) return Status::of(hipFileMemoryAlreadyRegistered);
+    if (end_of(*prev->second) > base) return Status::of(Error::MemoryAlreadyRegistered);
   }
   by_base_.emplace(base, std::move(buf));
   return Status::success();

@@ -47,10 +47,10 @@ Status resolve(const Driver& driver, const std::byte* base, const Config* config
   if (info.alloc_base != nullptr)
     t.usable = static_cast<std::size_t>(info.alloc_base + info.alloc_size - base);
   if (config && info.kind != gpu::MemKind::Device && !config->allow_system_memory)
-    return Status::of(hipFileHipMemoryTypeInvalid);
+    return Status::of(Error::HipMemoryTypeInvalid);
   // Managed or pinned host memory whose allocation the runtime cannot bound (its range query
   // failed) and that is not registered: any size could run past it, so none is accepted.
-  if (gpu::bound_unknown(info)) return Status::of(hipFileInvalidValue);
+  if (gpu::bound_unknown(info)) return Status::of(Error::InvalidValue);
   return Status::success();
 }
 
@@ -75,7 +75,7 @@ Status check_access(Direction dir, const File& file) {
     // Only the client's O_APPEND descriptor serves this file (its reopen was refused), and a
     // pwrite through it would land at the end of file, not at file_offset.
     HIPFILE_LOG(Debug, "write refused: fd %d has O_APPEND and could not be reopened without it", file.client_fd);
-    return Status::of(hipFileInvalidFileOpenFlag);
+    return Status::of(Error::InvalidFileOpenFlag);
   }
   return Status::success();
 }
@@ -110,7 +110,7 @@ bool fits(const Target& t, std::size_t off, std::size_t size) noexcept { return 
 Status make_request(Direction dir, File& file, const std::byte* base, const Target& t, std::size_t size,
                     hoff_t file_offset, hoff_t buffer_offset, Request& req) {
   const auto off = static_cast<std::size_t>(buffer_offset);
-  if (!fits(t, off, size) || (off == t.usable && t.usable != 0)) return Status::of(hipFileInvalidValue);
+  if (!fits(t, off, size) || (off == t.usable && t.usable != 0)) return Status::of(Error::InvalidValue);
   req.dir = dir;
   req.file = &file;
   req.mem = const_cast<std::byte*>(base) + off;
@@ -125,8 +125,8 @@ Status make_request(Direction dir, File& file, const std::byte* base, const Targ
 Lease<File> check_call(Driver& driver, hipFileHandle_t fh, const void* base, std::size_t size, hoff_t file_offset,
                        hoff_t buffer_offset, Status& st) {
   Lease<File> file = driver.files.find(fh);
-  if (!file) st = Status::of(hipFileHandleNotRegistered);
-  else if (!valid_arguments(base, size, file_offset, buffer_offset)) st = Status::of(hipFileInvalidValue);
+  if (!file) st = Status::of(Error::HandleNotRegistered);
+  else if (!valid_arguments(base, size, file_offset, buffer_offset)) st = Status::of(Error::InvalidValue);
   else return file;
   return {};
 }
@@ -145,7 +145,7 @@ IoResult run_on(Backend& backend, const Request& req) {
 // the peer-to-peer route is missing (ENODEV, EREMOTEIO), or the layout was refused (EINVAL: the
 // kernel's answer to an alignment or placement it does not take).
 bool engine_can_serve(const Status& st) noexcept {
-  return st.op == hipFileSuccess && (st.sys == ENODEV || st.sys == EREMOTEIO || st.sys == EINVAL);
+  return st.op == Error::Success && (st.sys == ENODEV || st.sys == EREMOTEIO || st.sys == EINVAL);
 }
 
 // POSIX's convention: a failure after `moved` leading bytes is a short count of them.
@@ -207,7 +207,7 @@ IoResult route(Instance& instance, const File& file, const Target& t, Ordering o
   // The fastpath loaded at open (lib/fastpath), if any, when it serves this request.
   fastpath::Fastpath* fp = fastpath_for(instance.fastpath(), config, req);
   if (t.kind == gpu::MemKind::Device && !config.allow_compat && fp == nullptr) {
-    r.status = Status::of(hipFileIODisabled);  // the engine is the compat path, and no fastpath takes it
+    r.status = Status::of(Error::IODisabled);  // the engine is the compat path, and no fastpath takes it
     return r;
   }
   if (r.status = check_access(req.dir, file); !r.status.ok()) return r;
@@ -220,7 +220,7 @@ IoResult route(Instance& instance, const File& file, const Target& t, Ordering o
 ssize_t bytes_result(const IoResult& r) noexcept {
   if (r.ok()) return r.bytes;
   if (r.status.sys != 0) return -static_cast<ssize_t>(r.status.sys);
-  return -static_cast<ssize_t>(r.status.op == hipFileSuccess ? hipFileInternalError : r.status.op);
+  return -static_cast<ssize_t>(r.status.op == Error::Success ? Error::InternalError : r.status.op);
 }
 
 bool valid_arguments(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) noexcept {
@@ -228,14 +228,14 @@ bool valid_arguments(const void* base, std::size_t size, hoff_t file_offset, hof
          file_offset <= LLONG_MAX - static_cast<hoff_t>(size);
 }
 
-hipFileError_t check_region(const void* buffer_base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) {
-  constexpr hipFileError_t kInvalid{hipFileInvalidValue, hipSuccess};
+Status check_region(const void* buffer_base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) {
+  const Status kInvalid = Status::of(Error::InvalidValue);
   if (!valid_arguments(buffer_base, size, file_offset, buffer_offset)) return kInvalid;
   Target t;
   if (Status st = resolve(Driver::get(), static_cast<const std::byte*>(buffer_base), nullptr, t); !st.ok())
-    return st.op == hipFileHipDriverError ? st.to_error() : kInvalid;
+    return st.op == Error::HipDriverError ? st : kInvalid;
   if (!fits(t, static_cast<std::size_t>(buffer_offset), size)) return kInvalid;
-  return {hipFileSuccess, hipSuccess};
+  return Status::success();
 }
 
 IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,

@@ -41,7 +41,7 @@ bool valid_arguments(const void* base, std::size_t size, hoff_t file_offset, hof
 /// The submission checks of async and batch I/O: valid_arguments, and [base + buffer_offset,
 /// + size) within the registration or allocation holding `base`, without the I/O. Returned as
 /// upstream reports them at submission: a HIP failure as itself, anything else InvalidValue.
-hipFileError_t check_region(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset);
+Status check_region(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset);
 
 /// Never touches memory outside [buffer_base + buffer_offset, + size) or the file range.
 IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,

@@ -173,7 +173,7 @@ Status Driver::close() {
   Instances dead;  // destroyed after the lock is released
   {
     std::lock_guard lock(mu_);
-    if (refs_ == 0) return Status::of(hipFileDriverNotInitialized);
+    if (refs_ == 0) return Status::of(Error::DriverNotInitialized);
     if (--refs_ == 0) teardown_locked(dead);
   }
   destroy(dead);
@@ -224,7 +224,7 @@ std::shared_ptr<Instance> Driver::lease() const {
 
 Status Driver::stage(const std::function<Status(Params&)>& change) {
   std::lock_guard lock(mu_);
-  if (refs_ > 0) return Status::of(hipFileDriverAlreadyOpen);
+  if (refs_ > 0) return Status::of(Error::DriverAlreadyOpen);
   return change(params_);
 }
 
@@ -253,7 +253,7 @@ Status Driver::set_limit(const std::function<Status(Config&)>& live, const std::
     std::lock_guard lock(mu_);
     if (refs_ == 0) return staged(params_);
     std::shared_ptr<Instance> before = lease();
-    if (!before) return Status::of(hipFileInternalError);  // a forked child that had no memory for one
+    if (!before) return Status::of(Error::InternalError);  // a forked child that had no memory for one
     Config c = before->asked();
     if (Status st = live(c); !st.ok()) return st;
     auto next = std::make_shared<Instance>(std::move(c), *before);

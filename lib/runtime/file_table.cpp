@@ -28,11 +28,11 @@ std::uintptr_t to_key(hipFileHandle_t h) noexcept { return reinterpret_cast<std:
 
 Status FileTable::prepare(int fd, std::shared_ptr<File>& out) {
   sys::FileInfo info;
-  if (int r = sys::describe(fd, info); r != 0) return Status::of(hipFileInvalidValue);
-  if (!info.regular && !info.block) return Status::of(hipFileInvalidFileType);
+  if (int r = sys::describe(fd, info); r != 0) return Status::of(Error::InvalidValue);
+  if (!info.regular && !info.block) return Status::of(Error::InvalidFileType);
   // An O_PATH descriptor cannot read or write; a reopen would give it access it never had.
   if ((info.flags & O_PATH) != 0 || (info.flags & O_ACCMODE) == O_ACCMODE)
-    return Status::of(hipFileInvalidFileOpenFlag);
+    return Status::of(Error::InvalidFileOpenFlag);
 
   auto file = std::make_shared<File>();
   file->client_fd = fd;
@@ -59,7 +59,7 @@ Status FileTable::prepare(int fd, std::shared_ptr<File>& out) {
       return Status::success();
     }
   }
-  if (buffered < 0) return Status::of(hipFileGetNewFDFailed);
+  if (buffered < 0) return Status::of(Error::GetNewFDFailed);
   file->buffered_fd = buffered;
   int direct = sys::reopen(fd, info.flags, true);
   // EINVAL: the file system has no O_DIRECT (tmpfs); the file is served buffered.
@@ -77,7 +77,7 @@ Status FileTable::insert(std::shared_ptr<File> file, const Config& config, hipFi
     if (auto it = by_fd_.find(fd); it != by_fd_.end()) {
       const File& old = *by_handle_.at(it->second);
       if (old.dev == file->dev && old.ino == file->ino && old.access == file->access)
-        return Status::of(hipFileHandleAlreadyRegistered);  // `file` closes its fds
+        return Status::of(Error::HandleAlreadyRegistered);  // `file` closes its fds
       stale = take(it->second);
     }
     std::uintptr_t id = next_id_++;

@@ -12,7 +12,7 @@ namespace hipfile::engine {
 namespace {
 
 constexpr std::size_t KiB = 1024;
-Status invalid() { return Status::of(hipFileInvalidValue); }
+Status invalid() { return Status::of(Error::InvalidValue); }
 bool in(std::size_t v, std::size_t lo, std::size_t hi) { return v >= lo && v <= hi; }
 
 }  // namespace

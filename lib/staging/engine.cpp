@@ -141,7 +141,7 @@ void Engine::run(Job& job, Lane* lane) noexcept {
     run_unguarded(job, lane);
   } catch (...) {
     if (lane) (void)lane->drain();
-    job.fail(Status::of(hipFileInternalError), job.req.offset);
+    job.fail(Status::of(Error::InternalError), job.req.offset);
   }
   if (lane && lane->poisoned()) job.device_in_doubt = true;
 }

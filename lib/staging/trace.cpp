@@ -136,7 +136,7 @@ hipStream_t clock_stream(int device) noexcept {
 Clock::Clock(int device) noexcept {
   gpu::DeviceGuard guard(device);
   hipStream_t stream = guard.status() == hipSuccess ? clock_stream(device) : nullptr;
-  if (stream == nullptr || hipEventCreate(&reference_) != hipSuccess) {
+  if (stream == nullptr || gpu::create_timed_event(reference_) != hipSuccess) {
     gpu::clear_last_error();
     reference_ = nullptr;
     return;
@@ -155,7 +155,7 @@ Clock::~Clock() {
 
 std::int64_t Clock::host_time(hipEvent_t event) const noexcept {
   float ms = 0;
-  if (host_ == 0 || hipEventElapsedTime(&ms, reference_, event) != hipSuccess) {
+  if (host_ == 0 || gpu::elapsed_ms(ms, reference_, event) != hipSuccess) {
     gpu::clear_last_error();
     return 0;
   }
@@ -178,7 +178,7 @@ hipEvent_t LaneLog::take_event() noexcept {
     return e;
   }
   hipEvent_t e = nullptr;
-  if (hipEventCreate(&e) != hipSuccess) {  // with timing, unlike the engine's own events
+  if (gpu::create_timed_event(e) != hipSuccess) {  // with timing, unlike the engine's own events
     gpu::clear_last_error();
     return nullptr;
   }

@@ -75,7 +75,7 @@ void Engine::worker_main(Worker& w) {
         lane = worker_lane(w, job->req.device, st, made);
         if (made) job->made_lanes.store(true, std::memory_order_relaxed);  // its time is no path's rate
       } catch (...) {  // bad_alloc making the lane: this request fails, the worker lives on
-        st = Status::of(hipFileInternalError);
+        st = Status::of(Error::InternalError);
       }
       if (!lane) job->fail(st);
     }
