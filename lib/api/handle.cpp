@@ -32,7 +32,10 @@ hipFileError_t handle_register(hipFileHandle_t* fh, hipFileDescr_t* descr) {
       const std::shared_ptr<hipfile::engine::Instance> instance = driver.lease();
       if (!instance) return hipFileError_t{hipFileInternalError, hipSuccess};  // a forked child short of memory
       hipfile::fastpath::attach(instance->fastpath(), *file);
-      return to_error(driver.files.insert(std::move(file), instance->config(), *fh));
+      hipfile::engine::FileId id = 0;
+      const Status st = driver.files.insert(std::move(file), instance->config(), id);
+      if (st.ok()) *fh = hipfile::api::file_handle(id);
+      return to_error(st);
     });
   });
 }
@@ -50,7 +53,7 @@ HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t* fh, hipFileDes
 HIPFILE_API void hipFileHandleDeregister(hipFileHandle_t fh) {
   bool removed = false;
   try {
-    removed = fh != nullptr && Driver::get().files.remove(fh);  // unknown handles are ignored, as upstream
+    removed = fh != nullptr && Driver::get().files.remove(hipfile::api::file_id(fh));  // unknown handles are ignored, as upstream
   } catch (...) {
   }
   stats::count(stats::Call::HandleDeregister, removed);

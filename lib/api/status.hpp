@@ -10,6 +10,8 @@
 #include <cerrno>
 
 #include "io/status.hpp"
+#include "runtime/batch_table.hpp"
+#include "runtime/file_table.hpp"
 
 namespace hipfile::api {
 
@@ -53,6 +55,13 @@ static_assert(static_cast<int>(engine::Error::BatchFull) == hipFileBatchFull);
 static_assert(static_cast<int>(engine::Error::AsyncNotSupported) == hipFileAsyncNotSupported);
 static_assert(static_cast<int>(engine::Error::IOMaxError) == hipFileIOMaxError);
 
+/// Handles are the runtime's file ids, cast.
+inline engine::FileId file_id(hipFileHandle_t fh) noexcept { return reinterpret_cast<engine::FileId>(fh); }
+inline hipFileHandle_t file_handle(engine::FileId id) noexcept { return reinterpret_cast<hipFileHandle_t>(id); }
+
+inline engine::BatchId batch_id(hipFileBatchHandle_t h) noexcept { return reinterpret_cast<engine::BatchId>(h); }
+inline hipFileBatchHandle_t batch_handle(engine::BatchId id) noexcept { return reinterpret_cast<hipFileBatchHandle_t>(id); }
+
 inline hipFileOpError_t to_op(engine::Error e) noexcept { return static_cast<hipFileOpError_t>(e); }
 
 inline hipFileError_t to_error(const engine::Status& st) noexcept {
@@ -71,5 +80,20 @@ inline ssize_t to_io_return(const engine::Status& st) noexcept {
 }
 
 inline ssize_t to_io_return(const engine::IoResult& r) noexcept { return r.ok() ? r.bytes : to_io_return(r.status); }
+
+/// Bytes-result convention (async *bytes_p and batch event `ret`), one rule for both:
+///   >= 0             bytes moved (short at end of file, or the prefix moved before a failure)
+///   -errno           a system call failed (range -1 .. -4095, e.g. -EIO = -5), because the
+///                    executor thread's errno cannot reach the caller; never "-1, see errno"
+///   -hipFileOpError  any other failure (<= -5000), e.g. -hipFileInvalidValue for a size that
+///                    grew after submission, -hipFileHandleNotRegistered for a handle deregistered
+///                    before the stream reached the operation, -hipFileHipDriverError for a HIP
+///                    runtime failure inside the I/O.
+inline ssize_t bytes_result(const engine::IoResult& r) noexcept {
+  if (r.ok()) return r.bytes;
+  if (r.status.sys != 0) return -static_cast<ssize_t>(r.status.sys);
+  const engine::Error op = r.status.op == engine::Error::Success ? engine::Error::InternalError : r.status.op;
+  return -static_cast<ssize_t>(op);
+}
 
 }  // namespace hipfile::api

@@ -15,10 +15,11 @@
 // for operations whose streams have not reached them yet, and the executor's threads are joined
 // after them.
 //
-// Results follow the bytes-result convention of lib/runtime/dispatch.hpp.
+// Results go to the operation's AsyncDone; lib/api/async.cpp stores them by the bytes-result
+// convention of api/status.hpp.
 #pragma once
 
-#include <hipfile/hipfile.h>
+#include <hip/hip_runtime_api.h>
 
 #include <sys/types.h>
 
@@ -26,33 +27,32 @@
 #include <cstdint>
 #include <functional>
 
-#include "staging/engine.hpp"
+#include "io/request.hpp"
 #include "io/status.hpp"
+#include "runtime/async_state.hpp"
+#include "runtime/file_table.hpp"
 
 namespace hipfile::engine {
 
-/// Runs `fn` while no stream waits on an async operation's flag word: submissions wait until it
-/// returns, and it starts once the operations in flight have finished. For freeing staging
-/// memory: CUDA's hipHostFree and hipStreamDestroy hold the context's lock while the device
-/// drains, and an executor thread raising a flag needs that lock for its copies, so freeing
-/// while a stream waits on a flag never returns (doc/async-batch.md, bench/RESULTS.md).
-void without_async_waits(const std::function<void()>& fn);
+/// An async operation's size and offsets where the caller keeps them: each is read at
+/// submission and again when the stream reaches the operation, unless the stream fixed it.
+struct AsyncArgs {
+  const std::size_t* size = nullptr;
+  const off_t* file_offset = nullptr;
+  const off_t* buffer_offset = nullptr;
+};
 
-/// Test hook (async suite): every free flag word continues from `value`, so a test reaches the
-/// 32-bit wrap in a few operations.
-void advance_flag_words_for_test(std::uint32_t value);
+/// Stores an operation's result where its caller looks for it (lib/api: *bytes_p, by the
+/// bytes-result convention). Called once with zero bytes at submission, before the operation
+/// may run, and once with the result; never after a failed submission.
+using AsyncDone = std::function<void(const IoResult&)>;
 
-/// fork() (the driver's atfork handlers): `prepare` takes the async state's locks, `after`
-/// releases them; in the child it also forgets the parent's operations in flight, which no
-/// thread of the child will ever finish.
-void async_prepare_fork() noexcept;
-void async_after_fork(bool in_child) noexcept;
-
-Status stream_register(hipStream_t stream, unsigned flags);
+/// Registers `stream` with the parameters it fixes; InvalidValue when it is registered already.
+Status stream_register(hipStream_t stream, StreamFixed fixed);
 Status stream_deregister(hipStream_t stream);
 
-Status submit_async(Direction dir, hipFileHandle_t fh, void* buffer_base, std::size_t* size_p,
-                            hoff_t* file_offset_p, hoff_t* buffer_offset_p, ssize_t* bytes_p,
-                            hipStream_t stream);
+/// Queues one read or write on `stream`. An error return means that nothing of it will run.
+Status submit_async(Direction dir, FileId fh, void* buffer_base, const AsyncArgs& args, AsyncDone done,
+                    hipStream_t stream);
 
 }  // namespace hipfile::engine

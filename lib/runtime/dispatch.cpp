@@ -108,7 +108,7 @@ bool fits(const Target& t, std::size_t off, std::size_t size) noexcept { return 
 // range leaves the registration or allocation. A request also may not start at its end, even
 // an empty one (submission checks accept that: check_region).
 Status make_request(Direction dir, File& file, const std::byte* base, const Target& t, std::size_t size,
-                    hoff_t file_offset, hoff_t buffer_offset, Request& req) {
+                    off_t file_offset, off_t buffer_offset, Request& req) {
   const auto off = static_cast<std::size_t>(buffer_offset);
   if (!fits(t, off, size) || (off == t.usable && t.usable != 0)) return Status::of(Error::InvalidValue);
   req.dir = dir;
@@ -122,8 +122,8 @@ Status make_request(Direction dir, File& file, const std::byte* base, const Targ
 
 // The checks that need no memory lookup, after the driver's, in upstream's order: the handle,
 // then the arguments. Returns the file's lease (empty on failure, with `st` set).
-Lease<File> check_call(Driver& driver, hipFileHandle_t fh, const void* base, std::size_t size, hoff_t file_offset,
-                       hoff_t buffer_offset, Status& st) {
+Lease<File> check_call(Driver& driver, FileId fh, const void* base, std::size_t size, off_t file_offset,
+                       off_t buffer_offset, Status& st) {
   Lease<File> file = driver.files.find(fh);
   if (!file) st = Status::of(Error::HandleNotRegistered);
   else if (!valid_arguments(base, size, file_offset, buffer_offset)) st = Status::of(Error::InvalidValue);
@@ -217,18 +217,12 @@ IoResult route(Instance& instance, const File& file, const Target& t, Ordering o
 
 }  // namespace
 
-ssize_t bytes_result(const IoResult& r) noexcept {
-  if (r.ok()) return r.bytes;
-  if (r.status.sys != 0) return -static_cast<ssize_t>(r.status.sys);
-  return -static_cast<ssize_t>(r.status.op == Error::Success ? Error::InternalError : r.status.op);
-}
-
-bool valid_arguments(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) noexcept {
+bool valid_arguments(const void* base, std::size_t size, off_t file_offset, off_t buffer_offset) noexcept {
   return base != nullptr && file_offset >= 0 && buffer_offset >= 0 && size <= static_cast<std::size_t>(LLONG_MAX) &&
-         file_offset <= LLONG_MAX - static_cast<hoff_t>(size);
+         file_offset <= LLONG_MAX - static_cast<off_t>(size);
 }
 
-Status check_region(const void* buffer_base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) {
+Status check_region(const void* buffer_base, std::size_t size, off_t file_offset, off_t buffer_offset) {
   const Status kInvalid = Status::of(Error::InvalidValue);
   if (!valid_arguments(buffer_base, size, file_offset, buffer_offset)) return kInvalid;
   Target t;
@@ -238,8 +232,8 @@ Status check_region(const void* buffer_base, std::size_t size, hoff_t file_offse
   return Status::success();
 }
 
-IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
-               hoff_t file_offset, hoff_t buffer_offset, Ordering ordering) {
+IoResult do_io(Direction dir, FileId fh, const void* buffer_base, std::size_t size,
+               off_t file_offset, off_t buffer_offset, Ordering ordering) {
   IoResult r;
   Driver& driver = Driver::get();
   // One lease for the whole request: its configuration, engine and fastpath belong together.

@@ -5,10 +5,13 @@
 // Batch and async I/O come through here too, so every path applies the same rules.
 #pragma once
 
-#include <hipfile/hipfile.h>
+#include <sys/types.h>
 
-#include "staging/engine.hpp"
+#include <cstddef>
+
+#include "io/request.hpp"
 #include "io/status.hpp"
+#include "runtime/file_table.hpp"
 
 namespace hipfile::engine {
 
@@ -24,27 +27,17 @@ enum class Ordering {
   AfterNullStream,
 };
 
-/// Bytes-result convention (async *bytes_p and batch event `ret`), one rule for both:
-///   >= 0             bytes moved (short at end of file, or the prefix moved before a failure)
-///   -errno           a system call failed (range -1 .. -4095, e.g. -EIO = -5), because the
-///                    executor thread's errno cannot reach the caller; never "-1, see errno"
-///   -hipFileOpError  any other failure (<= -5000), e.g. -hipFileInvalidValue for a size that
-///                    grew after submission, -hipFileHandleNotRegistered for a handle deregistered
-///                    before the stream reached the operation, -hipFileHipDriverError for a HIP
-///                    runtime failure inside the I/O.
-ssize_t bytes_result(const IoResult& r) noexcept;
-
 /// The arguments of every read and write, sync, async or batch, checked by one rule: a buffer,
 /// offsets that are not negative, and a size and file range that fit in a file offset.
-bool valid_arguments(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset) noexcept;
+bool valid_arguments(const void* base, std::size_t size, off_t file_offset, off_t buffer_offset) noexcept;
 
 /// The submission checks of async and batch I/O: valid_arguments, and [base + buffer_offset,
 /// + size) within the registration or allocation holding `base`, without the I/O. Returned as
 /// upstream reports them at submission: a HIP failure as itself, anything else InvalidValue.
-Status check_region(const void* base, std::size_t size, hoff_t file_offset, hoff_t buffer_offset);
+Status check_region(const void* base, std::size_t size, off_t file_offset, off_t buffer_offset);
 
 /// Never touches memory outside [buffer_base + buffer_offset, + size) or the file range.
-IoResult do_io(Direction dir, hipFileHandle_t fh, const void* buffer_base, std::size_t size,
-               hoff_t file_offset, hoff_t buffer_offset, Ordering ordering = Ordering::None);
+IoResult do_io(Direction dir, FileId fh, const void* buffer_base, std::size_t size,
+               off_t file_offset, off_t buffer_offset, Ordering ordering = Ordering::None);
 
 }  // namespace hipfile::engine

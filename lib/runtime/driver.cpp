@@ -9,8 +9,8 @@
 #include <string_view>
 #include <thread>
 
-#include "runtime/async.hpp"
-#include "runtime/batch.hpp"
+#include "runtime/async_state.hpp"
+#include "runtime/batch_table.hpp"
 #include "sys/log.hpp"
 #include "runtime/profile.hpp"
 #include "runtime/stats.hpp"

@@ -19,10 +19,7 @@ namespace {
 // The tag keeps them from looking like small integers or valid heap pointers.
 constexpr std::uintptr_t kHandleTag = 0x4846000000000000ull;
 
-hipFileHandle_t to_handle(std::uintptr_t id) noexcept {
-  return reinterpret_cast<hipFileHandle_t>(kHandleTag | (id << 4));
-}
-std::uintptr_t to_key(hipFileHandle_t h) noexcept { return reinterpret_cast<std::uintptr_t>(h); }
+FileId tagged(std::uintptr_t id) noexcept { return kHandleTag | (id << 4); }
 
 }  // namespace
 
@@ -68,7 +65,7 @@ Status FileTable::prepare(int fd, std::shared_ptr<File>& out) {
   return Status::success();
 }
 
-Status FileTable::insert(std::shared_ptr<File> file, const Config& config, hipFileHandle_t& out) {
+Status FileTable::insert(std::shared_ptr<File> file, const Config& config, FileId& out) {
   file->use_direct = file->direct_fd >= 0 && (file->client_direct || config.force_odirect);
   const int fd = file->client_fd;
   std::shared_ptr<File> stale;
@@ -81,9 +78,9 @@ Status FileTable::insert(std::shared_ptr<File> file, const Config& config, hipFi
       stale = take(it->second);
     }
     std::uintptr_t id = next_id_++;
-    out = to_handle(id);
-    by_handle_.emplace(to_key(out), file);
-    by_fd_[fd] = to_key(out);
+    out = tagged(id);
+    by_handle_.emplace(out, file);
+    by_fd_[fd] = out;
   }
   if (stale) stale->inflight.wait_idle();
   return Status::success();
@@ -98,18 +95,18 @@ std::shared_ptr<File> FileTable::take(std::uintptr_t key) {
   return f;
 }
 
-Lease<File> FileTable::find(hipFileHandle_t handle) const {
+Lease<File> FileTable::find(FileId id) const {
   std::shared_lock lock(mu_);
-  auto it = by_handle_.find(to_key(handle));
+  auto it = by_handle_.find(id);
   if (it == by_handle_.end()) return {};
   return Lease<File>(it->second);
 }
 
-bool FileTable::remove(hipFileHandle_t handle) {
+bool FileTable::remove(FileId id) {
   std::shared_ptr<File> f;
   {
     std::unique_lock lock(mu_);
-    f = take(to_key(handle));
+    f = take(id);
   }
   if (!f) return false;
   f->inflight.wait_idle();

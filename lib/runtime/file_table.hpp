@@ -3,8 +3,6 @@
 // handle, finds it again for I/O and waits for its I/O when it is removed.
 #pragma once
 
-#include <hipfile/hipfile.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -19,6 +17,11 @@
 
 namespace hipfile::engine {
 
+/// A registered file as the C API hands it out (lib/api casts it to and from hipFileHandle_t):
+/// a number never handed out twice, tagged so that it looks neither like a small integer nor
+/// like a valid heap pointer.
+using FileId = std::uintptr_t;
+
 class FileTable {
  public:
   /// Checks `fd` and opens the library's own descriptors for it. Touches no table, so a bad
@@ -27,11 +30,11 @@ class FileTable {
   /// Registers a prepared file. A registered fd number whose file changed since (the client
   /// closed it without deregistering and the number was reused) is stale: its registration is
   /// retired and the new file takes the number.
-  Status insert(std::shared_ptr<File> file, const Config& config, hipFileHandle_t& out);
+  Status insert(std::shared_ptr<File> file, const Config& config, FileId& out);
   /// Looks a handle up; an empty lease when it is not registered.
-  Lease<File> find(hipFileHandle_t handle) const;
+  Lease<File> find(FileId id) const;
   /// Removes a handle, waiting for I/O on it to finish. False when it was not registered.
-  bool remove(hipFileHandle_t handle);
+  bool remove(FileId id);
   /// Removes everything (last driver close).
   void clear();
   /// fork(): the table's lock is held across it (the driver's atfork handlers), so that no

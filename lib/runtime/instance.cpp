@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runtime/instance.hpp"
 
-#include "runtime/async.hpp"
+#include "runtime/async_state.hpp"
 #include "fastpath/fastpath.hpp"
 
 namespace hipfile::engine {
