@@ -163,7 +163,7 @@ class Cufile final : public Fastpath {
  public:
   explicit Cufile(std::shared_ptr<Library> lib) : lib_(std::move(lib)) {}
   const char* name() const noexcept override { return "cufile"; }
-  hipFileStatsPath_t stats_path() const noexcept override { return hipFileStatsPathCufile; }
+  Kind kind() const noexcept override { return Kind::Cufile; }
 
   std::shared_ptr<void> attach(const File& file) override {
     if (file.direct_fd < 0) {

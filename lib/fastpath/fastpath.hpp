@@ -5,7 +5,6 @@
 // whether it serves the request (select.cpp), and whatever it cannot serve the engine serves.
 #pragma once
 
-#include <hipfile/hipfile_stats.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -28,6 +27,9 @@ using engine::File;
 using engine::IoResult;
 using engine::Request;
 
+/// Which fastpath it is: the runtime's statistics count each in its own slot.
+enum class Kind { Cufile, AmdAis };
+
 class Fastpath : public engine::Backend {
  public:
   /// Device memory only, the file attached, and the offset, size and address aligned as
@@ -38,8 +40,8 @@ class Fastpath : public engine::Backend {
 
   /// "cufile", "amd-ais", or a test's name; for logs.
   virtual const char* name() const noexcept = 0;
-  /// The statistics slot of requests this fastpath finishes.
-  virtual hipFileStatsPath_t stats_path() const noexcept = 0;
+  /// Which one: the statistics slot of requests this fastpath finishes.
+  virtual Kind kind() const noexcept = 0;
   /// Smallest alignment of file offset, size and memory address it accepts; serves() applies
   /// max(this, the file's O_DIRECT alignments) before asking usable_for.
   virtual std::uint32_t min_alignment() const noexcept { return 4096; }

@@ -131,6 +131,11 @@ Lease<File> check_call(Driver& driver, FileId fh, const void* base, std::size_t 
   return {};
 }
 
+// The statistics slot of requests `fp` finishes.
+hipFileStatsPath_t stats_path(const fastpath::Fastpath& fp) noexcept {
+  return fp.kind() == fastpath::Kind::Cufile ? hipFileStatsPathCufile : hipFileStatsPathAmd;
+}
+
 // The fastpath that serves `req`, or null: none is loaded, compat mode is forced, or it does not
 // take this request.
 fastpath::Fastpath* fastpath_for(fastpath::Fastpath* fp, const Config& config, const Request& req) {
@@ -166,7 +171,7 @@ IoResult finish_on_engine(fastpath::Fastpath& fp, Backend& engine, const Config&
   const bool retry = r.ok() || engine_can_serve(r.status);
   const char* op = req.dir == Direction::Read ? "read" : "write";
   if (!retry || !config.allow_compat) {
-    if (r.ok() || moved > 0) path = fp.stats_path();  // a short count stands as the fastpath gave it
+    if (r.ok() || moved > 0) path = stats_path(fp);  // a short count stands as the fastpath gave it
     HIPFILE_LOG(Debug, "fastpath %s: %s at offset %lld failed (errno %d, op %d)%s", fp.name(), op,
                 static_cast<long long>(req.offset), r.status.sys, static_cast<int>(r.status.op),
                 retry ? "; compat mode disabled, not retried" : "");
@@ -192,7 +197,7 @@ IoResult serve(fastpath::Fastpath* fp, Backend& engine, const Config& config, co
   if (fp == nullptr) return run_on(engine, req);
   IoResult r = run_on(*fp, req);
   if (r.ok() && static_cast<std::size_t>(r.bytes) == req.size) {
-    path = fp->stats_path();
+    path = stats_path(*fp);
     return r;
   }
   return finish_on_engine(*fp, engine, config, req, r, path);
