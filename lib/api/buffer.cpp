@@ -3,11 +3,11 @@
 
 #include <cstdint>
 
-#include "api/status.hpp"
 #include "api/guard.hpp"
+#include "api/status.hpp"
+#include "gpu/hip.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/stats.hpp"
-#include "gpu/hip.hpp"
 
 using hipfile::api::guarded;
 using hipfile::api::to_error;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <hipfile/hipfile.h>
 
-#include "api/status.hpp"
 #include "api/guard.hpp"
+#include "api/status.hpp"
 #include "runtime/driver.hpp"
 
 using hipfile::api::guarded;

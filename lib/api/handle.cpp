@@ -3,11 +3,11 @@
 
 #include <memory>
 
-#include "api/status.hpp"
 #include "api/guard.hpp"
+#include "api/status.hpp"
+#include "fastpath/fastpath.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/stats.hpp"
-#include "fastpath/fastpath.hpp"
 
 using hipfile::api::guarded;
 using hipfile::api::to_error;

@@ -3,8 +3,8 @@
 
 #include <cerrno>
 
-#include "api/status.hpp"
 #include "api/guard.hpp"
+#include "api/status.hpp"
 #include "runtime/dispatch.hpp"
 
 using hipfile::api::guarded_io;

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "api/status.hpp"
 #include "api/guard.hpp"
+#include "api/status.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/params.hpp"
 

@@ -11,13 +11,13 @@
 #include <cstdint>
 #include <memory>
 
+#include "fastpath/report.hpp"
+#include "gpu/hip.hpp"
 #include "io/backend.hpp"
 #include "io/config.hpp"
 #include "io/file.hpp"
 #include "io/request.hpp"
 #include "io/status.hpp"
-#include "fastpath/report.hpp"
-#include "gpu/hip.hpp"
 
 namespace hipfile::fastpath {
 

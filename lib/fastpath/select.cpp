@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <mutex>
 
-#include "sys/log.hpp"
 #include "fastpath/fastpath.hpp"
+#include "sys/log.hpp"
 
 namespace hipfile::fastpath {
 

@@ -12,13 +12,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu/hip.hpp"
 #include "runtime/async_state.hpp"
+#include "runtime/dispatch.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/instance.hpp"
-#include "runtime/dispatch.hpp"
 #include "sys/log.hpp"
-#include "gpu/hip.hpp"
 
 namespace hipfile::engine {
 

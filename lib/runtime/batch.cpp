@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cstdint>
 
+#include "runtime/dispatch.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/instance.hpp"
-#include "runtime/dispatch.hpp"
 
 namespace hipfile::engine {
 

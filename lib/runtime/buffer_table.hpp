@@ -11,9 +11,9 @@
 #include <new>
 #include <shared_mutex>
 
+#include "gpu/hip.hpp"
 #include "io/inflight.hpp"
 #include "io/status.hpp"
-#include "gpu/hip.hpp"
 
 namespace hipfile::engine {
 

@@ -8,14 +8,14 @@
 #include <climits>
 #include <cstdint>
 
-#include "runtime/driver.hpp"
-#include "sys/log.hpp"
-#include "runtime/profile.hpp"
-#include "runtime/stats.hpp"
 #include "fastpath/fastpath.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
 #include "gpu/recent_pointers.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/profile.hpp"
+#include "runtime/stats.hpp"
+#include "sys/log.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::engine {

@@ -9,13 +9,13 @@
 #include <string_view>
 #include <thread>
 
+#include "fastpath/fastpath.hpp"
 #include "runtime/async_state.hpp"
 #include "runtime/batch_table.hpp"
-#include "sys/log.hpp"
 #include "runtime/profile.hpp"
 #include "runtime/stats.hpp"
 #include "staging/trace.hpp"
-#include "fastpath/fastpath.hpp"
+#include "sys/log.hpp"
 
 namespace hipfile::engine {
 

@@ -11,13 +11,13 @@
 #include <mutex>
 #include <vector>
 
-#include "runtime/buffer_table.hpp"
 #include "io/config.hpp"
-#include "staging/engine.hpp"
+#include "io/status.hpp"
+#include "runtime/buffer_table.hpp"
 #include "runtime/file_table.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/params.hpp"
-#include "io/status.hpp"
+#include "staging/engine.hpp"
 
 namespace hipfile::engine {
 

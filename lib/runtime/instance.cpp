@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "runtime/instance.hpp"
 
-#include "runtime/async_state.hpp"
 #include "fastpath/fastpath.hpp"
+#include "runtime/async_state.hpp"
 
 namespace hipfile::engine {
 

@@ -15,8 +15,8 @@
 #include <mutex>
 
 #include "io/config.hpp"
-#include "staging/engine.hpp"
 #include "runtime/executor.hpp"
+#include "staging/engine.hpp"
 
 namespace hipfile::fastpath {
 class Fastpath;

@@ -17,7 +17,10 @@ bool in(std::size_t v, std::size_t lo, std::size_t hi) { return v >= lo && v <= 
 
 }  // namespace
 
-Status set_param(Config& c, SizeParam p, std::size_t v) {
+namespace {
+
+// The profile and execution parameters (set_param).
+Status set_execution_param(Config& c, SizeParam p, std::size_t v) {
   switch (p) {
     case SizeParam::ProfileStats:
       if (!in(v, 0, 3)) return invalid();
@@ -39,6 +42,13 @@ Status set_param(Config& c, SizeParam p, std::size_t v) {
       if (!in(v, 0, 256)) return invalid();
       c.max_request_parallelism = v;
       return Status::success();
+    default: return invalid();
+  }
+}
+
+// The properties and the poll threshold (set_param).
+Status set_property_param(Config& c, SizeParam p, std::size_t v) {
+  switch (p) {
     case SizeParam::PropertiesMaxDirectIOSizeKB:
       if (!in(v, 64, 1u << 20)) return invalid();
       c.chunk_size = ((v + 3) & ~std::size_t{3}) * KiB;  // whole 4 KiB pages
@@ -69,8 +79,21 @@ Status set_param(Config& c, SizeParam p, std::size_t v) {
       if (!in(v, 0, UINT_MAX)) return invalid();
       c.batch_timeout_ms = v;
       return Status::success();
+    default: return invalid();
   }
-  return invalid();
+}
+
+}  // namespace
+
+Status set_param(Config& c, SizeParam p, std::size_t v) {
+  switch (p) {
+    case SizeParam::ProfileStats:
+    case SizeParam::ExecutionMaxIOQueueDepth:
+    case SizeParam::ExecutionMaxIOThreads:
+    case SizeParam::ExecutionMinIOThresholdSizeKB:
+    case SizeParam::ExecutionMaxRequestParallelism: return set_execution_param(c, p, v);
+    default: return set_property_param(c, p, v);
+  }
 }
 
 Status get_param(const Config& c, SizeParam p, std::size_t& v) {

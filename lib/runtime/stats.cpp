@@ -15,8 +15,8 @@
 #include <new>
 
 #include "io/config.hpp"
-#include "sys/log.hpp"
 #include "staging/moved.hpp"
+#include "sys/log.hpp"
 #include "sys/output_file.hpp"
 
 namespace hipfile::engine::stats {
@@ -245,53 +245,71 @@ void reset() noexcept {
     for (auto& c : call) c.store(0, std::memory_order_relaxed);
 }
 
-std::string report() {
-  hipFileStatsL3_t* st = new hipFileStatsL3_t;  // ~13 KiB: not on the caller's stack
-  snapshot(*st);
+namespace {
+
+// The text report, line by line (doc/statistics.md).
+struct ReportWriter {
   std::string out;
-  char line[256];
-  auto put = [&](const char* fmt, auto... args) {
+
+  template <class... A>
+  void put(const char* fmt, A... args) {
+    char line[256];
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
-  };
-  put("hipfile-stats %u\n", static_cast<unsigned>(HIPFILE_STATS_VERSION));
-  put("pid %d\n", static_cast<int>(::getpid()));
-  put("level %u\n", st->l2.l1.level);
-  auto counters = [&](const char* what, const char* name, const char* op, const hipFileStatsCounters_t& c) {
+  }
+  void counters(const char* what, const char* name, const char* op, const hipFileStatsCounters_t& c) {
     put("%s %s %s ops %llu bytes %llu errors %llu time_ns %llu\n", what, name, op,
         static_cast<unsigned long long>(c.ops), static_cast<unsigned long long>(c.bytes),
         static_cast<unsigned long long>(c.errors), static_cast<unsigned long long>(c.time_ns));
-  };
-  for (int p = 0; p < P; ++p)
-    for (int o = 0; o < O; ++o) counters("path", kPathNames[p], kOpNames[o], st->l2.l1.path[p][o]);
-  for (int d = 0; d < D; ++d)
-    for (int o = 0; o < O; ++o)
-      if (st->device[d][o].ops != 0) {
-        char dev[16];
-        std::snprintf(dev, sizeof dev, "%d", d);
-        counters("device", dev, kOpNames[o], st->device[d][o]);
-      }
-  for (int p = 0; p < P; ++p)
-    for (int o = 0; o < O; ++o)
-      if (const hipFileStatsSource_t& m = st->source[p][o]; m.cache_bytes != 0 || m.direct_bytes != 0)
-        put("source %s %s cache_bytes %llu direct_bytes %llu\n", kPathNames[p], kOpNames[o],
-            static_cast<unsigned long long>(m.cache_bytes), static_cast<unsigned long long>(m.direct_bytes));
-  auto hist = [&](const char* what, const std::uint64_t (&h)[P][O][B]) {
+  }
+  void paths_and_devices(const hipFileStatsL3_t& st) {
+    for (int p = 0; p < P; ++p)
+      for (int o = 0; o < O; ++o) counters("path", kPathNames[p], kOpNames[o], st.l2.l1.path[p][o]);
+    for (int d = 0; d < D; ++d)
+      for (int o = 0; o < O; ++o)
+        if (st.device[d][o].ops != 0) {
+          char dev[16];
+          std::snprintf(dev, sizeof dev, "%d", d);
+          counters("device", dev, kOpNames[o], st.device[d][o]);
+        }
+  }
+  void sources(const hipFileStatsL3_t& st) {
+    for (int p = 0; p < P; ++p)
+      for (int o = 0; o < O; ++o)
+        if (const hipFileStatsSource_t& m = st.source[p][o]; m.cache_bytes != 0 || m.direct_bytes != 0)
+          put("source %s %s cache_bytes %llu direct_bytes %llu\n", kPathNames[p], kOpNames[o],
+              static_cast<unsigned long long>(m.cache_bytes), static_cast<unsigned long long>(m.direct_bytes));
+  }
+  void histogram(const char* what, const std::uint64_t (&h)[P][O][B]) {
     for (int p = 0; p < P; ++p)
       for (int o = 0; o < O; ++o) {
         std::string row;
         for (int b = 0; b < B; ++b)
           if (h[p][o][b] != 0) {
-            std::snprintf(line, sizeof line, " %d:%llu", b, static_cast<unsigned long long>(h[p][o][b]));
-            row += line;
+            char cell[64];
+            std::snprintf(cell, sizeof cell, " %d:%llu", b, static_cast<unsigned long long>(h[p][o][b]));
+            row += cell;
           }
         if (!row.empty()) out += std::string(what) + " " + kPathNames[p] + " " + kOpNames[o] + row + "\n";
       }
-  };
-  hist("size_log2", st->l2.size_hist);
-  hist("latency_ns_log2", st->l2.latency_hist);
+  }
+};
+
+}  // namespace
+
+std::string report() {
+  hipFileStatsL3_t* st = new hipFileStatsL3_t;  // ~13 KiB: not on the caller's stack
+  snapshot(*st);
+  ReportWriter w;
+  w.put("hipfile-stats %u\n", static_cast<unsigned>(HIPFILE_STATS_VERSION));
+  w.put("pid %d\n", static_cast<int>(::getpid()));
+  w.put("level %u\n", st->l2.l1.level);
+  w.paths_and_devices(*st);
+  w.sources(*st);
+  w.histogram("size_log2", st->l2.size_hist);
+  w.histogram("latency_ns_log2", st->l2.latency_hist);
   delete st;
-  return out;
+  return std::move(w.out);
 }
 
 bool write_report(const std::string& requested) {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <new>
 
-#include "runtime/stats.hpp"
 #include "gpu/hip.hpp"
+#include "runtime/stats.hpp"
 
 namespace hipfile::engine::stats {
 

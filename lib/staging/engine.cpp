@@ -9,13 +9,13 @@
 #include <cstdint>
 #include <optional>
 
+#include "gpu/copy.hpp"
+#include "gpu/hip.hpp"
 #include "staging/job.hpp"
-#include "sys/log.hpp"
 #include "staging/mapped.hpp"
 #include "staging/movers.hpp"
 #include "staging/trace.hpp"
-#include "gpu/copy.hpp"
-#include "gpu/hip.hpp"
+#include "sys/log.hpp"
 #include "sys/page_cache.hpp"
 
 namespace hipfile::engine {

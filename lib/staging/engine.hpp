@@ -24,10 +24,10 @@
 #include "io/backend.hpp"
 #include "io/config.hpp"
 #include "io/file.hpp"
-#include "staging/path_tuner.hpp"
 #include "io/request.hpp"
-#include "staging/lanes.hpp"
 #include "io/status.hpp"
+#include "staging/lanes.hpp"
+#include "staging/path_tuner.hpp"
 
 namespace hipfile::engine {
 

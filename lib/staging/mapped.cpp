@@ -8,14 +8,14 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "io/config.hpp"
-#include "staging/job.hpp"
-#include "sys/log.hpp"
-#include "staging/movers.hpp"
-#include "staging/lanes.hpp"
-#include "staging/moved.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
+#include "io/config.hpp"
+#include "staging/job.hpp"
+#include "staging/lanes.hpp"
+#include "staging/moved.hpp"
+#include "staging/movers.hpp"
+#include "sys/log.hpp"
 #include "sys/page_cache.hpp"
 
 namespace hipfile::engine {

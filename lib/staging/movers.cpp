@@ -11,13 +11,13 @@
 #include <deque>
 #include <limits>
 
+#include "gpu/copy.hpp"
 #include "io/config.hpp"
 #include "staging/job.hpp"
-#include "sys/log.hpp"
 #include "staging/lanes.hpp"
 #include "staging/moved.hpp"
 #include "staging/trace.hpp"
-#include "gpu/copy.hpp"
+#include "sys/log.hpp"
 #include "sys/page_cache.hpp"
 #include "sys/posix.hpp"
 

@@ -9,9 +9,9 @@
 #include <map>
 #include <mutex>
 
-#include "sys/log.hpp"
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
+#include "sys/log.hpp"
 #include "sys/output_file.hpp"
 
 namespace hipfile::engine::trace {

@@ -10,8 +10,8 @@
 #include <chrono>
 #include <thread>
 
-#include "staging/job.hpp"
 #include "gpu/hip.hpp"
+#include "staging/job.hpp"
 
 namespace hipfile::engine {
 

@@ -10,8 +10,8 @@
 
 #include "../c_api/helpers.hpp"
 #include "io/config.hpp"
-#include "staging/engine.hpp"
 #include "runtime/env.hpp"
+#include "staging/engine.hpp"
 
 using namespace hipfile::test;
 using hipfile::engine::Config;

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "fastpath/fastpath.hpp"
-#include "sys/posix.hpp"
 #include "helpers.hpp"
+#include "sys/posix.hpp"
 #include "test_support.hpp"
 
 using namespace hipfile::test;
