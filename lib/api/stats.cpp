@@ -16,6 +16,7 @@
 #include <new>
 
 #include "api/guard.hpp"
+#include "api/stats_v05.hpp"
 #include "runtime/stats.hpp"
 
 using hipfile::api::guarded;
@@ -52,7 +53,7 @@ template <class T, class Pick>
 hipFileError_t copy_v05(T* out, Pick pick) {
   if (out == nullptr) return err(hipFileInvalidValue);
   std::unique_ptr<hipFileStatsLevel3_t> all(new (std::nothrow) hipFileStatsLevel3_t);
-  if (!all || !stats::snapshot(*all)) return err(hipFileInternalError);
+  if (!all || !hipfile::api::snapshot_v05(*all)) return err(hipFileInternalError);
   *out = pick(*all);
   return err(hipFileSuccess);
 }

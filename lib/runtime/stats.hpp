@@ -40,16 +40,13 @@ void count(Call call, bool ok, std::uint64_t n = 1) noexcept;
 void snapshot(hipFileStatsL3_t& out) noexcept;
 void reset() noexcept;
 
-/// What hipFile 0.5's statistics are derived from (stats_v05.cpp): per device, path and
+/// What hipFile 0.5's statistics are derived from (lib/api/stats_v05.cpp): per device, path and
 /// operation, and the call counters, [call][0 = ok, 1 = err].
 struct Raw {
   hipFileStatsCounters_t device[HIPFILE_STATS_MAX_DEVICES][hipFileStatsPathCount][hipFileStatsOpCount];
   std::uint64_t calls[static_cast<int>(Call::Count)][2];
 };
 void snapshot(hipFileStatsL3_t& ours, Raw& raw) noexcept;
-/// hipFile 0.5's view (include/hipfile/hipfile.h), from one snapshot.
-/// False when the snapshot could not be allocated (out is then zeroed).
-bool snapshot(hipFileStatsLevel3_t& out) noexcept;
 
 /// The text report (doc/statistics.md).
 std::string report();

@@ -8,9 +8,13 @@
 #include <new>
 
 #include "gpu/hip.hpp"
+#include "api/stats_v05.hpp"
 #include "runtime/stats.hpp"
 
-namespace hipfile::engine::stats {
+namespace hipfile::api {
+
+using engine::stats::Call;
+using engine::stats::Raw;
 
 namespace {
 
@@ -115,12 +119,12 @@ std::uint32_t gpu_count() noexcept {
 
 }  // namespace
 
-bool snapshot(hipFileStatsLevel3_t& out) noexcept {
+bool snapshot_v05(hipFileStatsLevel3_t& out) noexcept {
   std::memset(&out, 0, sizeof out);
   std::unique_ptr<hipFileStatsL3_t> ours(new (std::nothrow) hipFileStatsL3_t);
   std::unique_ptr<Raw> raw(new (std::nothrow) Raw);
   if (!ours || !raw) return false;
-  snapshot(*ours, *raw);
+  engine::stats::snapshot(*ours, *raw);
   fill_io(out.detailed.basic, ours->l2.l1);
   fill_calls(out.detailed.basic, *raw);
   fill_sizes(out.detailed, ours->l2);
@@ -129,4 +133,4 @@ bool snapshot(hipFileStatsLevel3_t& out) noexcept {
   return true;
 }
 
-}  // namespace hipfile::engine::stats
+}  // namespace hipfile::api
