@@ -213,6 +213,17 @@ void Driver::collect_idle_locked(Instances& dead) {
   }
 }
 
+Status Driver::register_file(int fd, FileId& out) {
+  std::shared_ptr<File> file;
+  if (Status st = FileTable::prepare(fd, file); !st.ok()) return st;
+  return register_open([&] {
+    const std::shared_ptr<Instance> instance = lease();
+    if (!instance) return Status::of(Error::InternalError);  // a forked child short of memory
+    fastpath::attach(instance->fastpath(), *file);
+    return files.insert(std::move(file), instance->config(), out);
+  });
+}
+
 std::int64_t Driver::use_count() const {
   return refs_.load();
 }

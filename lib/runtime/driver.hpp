@@ -40,6 +40,10 @@ class Driver {
     if (refs_ == 0) open_locked();
     return insert();
   }
+  /// Registers the client's `fd`: a descriptor that cannot be used leaves the driver untouched
+  /// (no implicit open); else, with the driver open, the fastpath registers the file (refused:
+  /// engine-only) before it becomes visible to I/O as `out`.
+  Status register_file(int fd, FileId& out);
   std::int64_t use_count() const;
   bool is_open() const { return use_count() > 0; }
 
