@@ -120,7 +120,8 @@ Engine::Engine(const Config& config)
       inline_chunk_(inline_chunk(config_)),
       inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes),
       ordered_inline_lanes_(std::max(1u, config_.staging_depth), inline_chunk_ + kAlignSlack, config_.inline_lanes,
-                            true) {
+                            true),
+      workers_(config_, slot_bytes_, [this](Job& job, Lane* lane) { run(job, lane); }) {
   // The fixed policy's path first, then the others (HIPFILE_TUNE_READ_PATH). With as many
   // mapping workers as workers, "beside" and "alone" are the same; HIPFILE_MAP_ALONE rules
   // stagers out beside a mapping worker.
@@ -132,6 +133,28 @@ Engine::Engine(const Config& config)
     paths[n++] = ReadPath::staged;
   }
   for (PathTuner& t : tuners_) t.set_candidates(paths, n);
+}
+
+namespace {
+constexpr std::size_t kMinParallelChunk = 256u << 10;
+std::atomic<void (*)()> destroyed_hook{nullptr};
+}  // namespace
+
+void on_engine_destroyed_for_test(void (*hook)()) noexcept { destroyed_hook.store(hook); }
+
+Engine::~Engine() {
+  if (auto hook = destroyed_hook.load()) hook();
+  workers_.stop();
+  inline_lanes_.clear();
+  ordered_inline_lanes_.clear();
+}
+
+
+off_t Engine::parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept {
+  const auto n = static_cast<std::size_t>(share);
+  const std::size_t per_participant = (size + n - 1) / n / std::max(1u, config_.staging_depth);
+  return static_cast<off_t>(std::clamp<std::size_t>((per_participant + 65535) & ~std::size_t{65535},
+                                                    std::min(kMinParallelChunk, chunk_), chunk_));
 }
 
 void Engine::run(Job& job, Lane* lane) noexcept {
@@ -188,8 +211,8 @@ IoResult Engine::execute_inline(const Request& req) {
 
 IoResult Engine::execute_parallel(const Request& req) {
   const std::int64_t begun = trace::on() ? trace::now() : 0;
-  std::call_once(started_, [this] { start_workers(); });
-  const std::ptrdiff_t share = fair_share();
+  workers_.start_once();
+  const std::ptrdiff_t share = workers_.fair_share();
   auto job = std::make_shared<Job>(req, parallel_chunk(req.size, share));
   std::optional<trace::Clock> clock;  // outlives every participant, like the mapping below
   if (begun != 0) {
@@ -258,7 +281,7 @@ void Engine::learn(PathTuner& tuner, ReadPath chosen, Job& job, std::int64_t beg
   const std::int64_t took = trace::now() - began_ns;
   const IoResult r = result_of(job);
   if (r.bytes != static_cast<ssize_t>(job.req.size) || job.made_lanes.load(std::memory_order_relaxed) ||
-      job.device_in_doubt.load(std::memory_order_relaxed) || jobs_.load(std::memory_order_relaxed) != 0 ||
+      job.device_in_doubt.load(std::memory_order_relaxed) || workers_.busy() != 0 ||
       job.req.file->mapped_failed.load(std::memory_order_relaxed))
     return;
   if (tuner.record(chosen, job.req.size, took))
@@ -302,20 +325,7 @@ Status Engine::run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t sh
   }
   int n = static_cast<int>(std::min<off_t>(job->chunks(), static_cast<off_t>(share)));
   job->participants = n;
-  // All or nothing: the entries are made first (this may throw, and then no worker has the job
-  // and it is not counted), and handed over in one step that cannot fail. Once a worker has it,
-  // this call waits for it: the mapping and the file lease must outlive every participant.
-  std::list<std::shared_ptr<Job>> entries(static_cast<std::size_t>(n), job);
-  job->awaited = true;
-  jobs_.fetch_add(1, std::memory_order_relaxed);
-  {
-    std::lock_guard lock(mu_);
-    queue_.splice(queue_.end(), entries);
-    queued_.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);
-  }
-  if (n == 1) wake_.notify_one(); else wake_.notify_all();
-  await(*job);
-  jobs_.fetch_sub(1, std::memory_order_relaxed);
+  workers_.run(job);
   return Status::success();
 }
 

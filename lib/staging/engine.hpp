@@ -28,6 +28,7 @@
 #include "io/status.hpp"
 #include "staging/lanes.hpp"
 #include "staging/path_tuner.hpp"
+#include "staging/workers.hpp"
 
 namespace hipfile::engine {
 
@@ -60,12 +61,6 @@ class Engine final : public Backend {
   IoResult write(const Request& req) override { return execute(req); }
 
  private:
-  struct Worker {
-    std::thread thread;
-    std::map<int, std::unique_ptr<Lane>> lanes;  // per device, created on first use
-    int current_device = -1;  // the thread's current device as this worker last set it
-  };
-
   // engine.cpp: how a request is run.
   IoResult execute_inline(const Request& req);
   IoResult execute_parallel(const Request& req);
@@ -76,15 +71,8 @@ class Engine final : public Backend {
   void run_inline(Job& job);
   std::ptrdiff_t participants(const Job& job, ReadPath path, std::ptrdiff_t share) const noexcept;
   Status run_on_workers(const std::shared_ptr<Job>& job, std::ptrdiff_t share);
-  // workers.cpp: the worker pool.
-  void start_workers();
-  std::ptrdiff_t fair_share() const noexcept;
   off_t parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept;
-  void worker_main(Worker& w);
-  void linger() const noexcept;
-  void await(Job& job) const;
-  Lane* worker_lane(Worker& w, int device, Status& st, bool& made);
-  // movers.cpp: one thread's part of a job, by the mover its memory and direction take.
+  // engine.cpp: one thread's part of a job, by the mover its memory and direction take.
   void run(Job& job, Lane* lane) noexcept;
   void run_unguarded(Job& job, Lane* lane);
 
@@ -95,18 +83,11 @@ class Engine final : public Backend {
   LanePool inline_lanes_;          // non-blocking streams: async and batch requests
   LanePool ordered_inline_lanes_;  // blocking streams: sync requests ordered after the NULL stream
 
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::list<std::shared_ptr<Job>> queue_;  // one entry per worker asked to take part
-  std::atomic<std::size_t> queued_{0};      // queue_.size(), for lingering workers to read without mu_
-  bool stopping_ = false;
-  std::once_flag started_;
   std::atomic<int> map_active_{0};  // workers on the mapped path now
   // The read path of mappable reads on an idle engine, per size class: under 128 MiB, 512 MiB,
   // 2 GiB, and larger (a call's fixed costs weigh differently in each).
   std::array<PathTuner, 4> tuners_;
-  std::atomic<std::ptrdiff_t> jobs_{0};  // requests on the workers now (queued or running)
-  std::vector<std::unique_ptr<Worker>> workers_;
+  WorkerPool workers_;  // after what its threads use: destroyed (joined) before it
 };
 
 }  // namespace hipfile::engine

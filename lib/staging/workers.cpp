@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The engine's worker pool: threads started on the first large request, each with a lane per
 // device, taking part in the jobs queued to them; and the share of them one request gets.
-#include "staging/engine.hpp"
+#include "staging/workers.hpp"
 
 #include <sys/prctl.h>
 
@@ -15,17 +15,13 @@
 
 namespace hipfile::engine {
 
-namespace {
-constexpr std::size_t kMinParallelChunk = 256u << 10;
-std::atomic<void (*)()> destroyed_hook{nullptr};
-}  // namespace
+WorkerPool::WorkerPool(const Config& config, std::size_t slot_bytes, RunPart run_part)
+    : config_(config), slot_bytes_(slot_bytes), run_part_(std::move(run_part)) {}
 
-void on_engine_destroyed_for_test(void (*hook)()) noexcept { destroyed_hook.store(hook); }
-
-Engine::~Engine() {
-  if (auto hook = destroyed_hook.load()) hook();
+void WorkerPool::stop() noexcept {
   {
     std::lock_guard lock(mu_);
+    if (stopping_) return;
     stopping_ = true;
   }
   wake_.notify_all();
@@ -33,11 +29,9 @@ Engine::~Engine() {
     if (w->thread.joinable()) w->thread.join();
     for (auto& [device, lane] : w->lanes) release_lane(std::move(lane));
   }
-  inline_lanes_.clear();
-  ordered_inline_lanes_.clear();
 }
 
-void Engine::start_workers() {
+void WorkerPool::start() {
   unsigned n = config_.effective_threads();
   workers_.reserve(n);
   for (unsigned i = 0; i < n; ++i) {
@@ -53,7 +47,7 @@ void Engine::start_workers() {
   }
 }
 
-void Engine::worker_main(Worker& w) {
+void WorkerPool::worker_main(Worker& w) {
   // Polling workers sleep for microseconds between questions; the default 50 us of timer slack
   // would stretch every such sleep several times over.
   if (config_.wait == WaitMode::poll) (void)::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
@@ -79,7 +73,7 @@ void Engine::worker_main(Worker& w) {
       }
       if (!lane) job->fail(st);
     }
-    if (!job->failed) run(*job, lane);
+    if (!job->failed) run_part_(*job, lane);
     job->participant_done();
     job.reset();
     linger();
@@ -103,7 +97,7 @@ void relax() noexcept { std::this_thread::yield(); }
 // After its part of a job a worker watches the queue for a while before it sleeps, so that the
 // next of back-to-back calls finds it awake. Not with HIPFILE_WAIT=block, which asks for no
 // spinning.
-void Engine::linger() const noexcept {
+void WorkerPool::linger() const noexcept {
   if (config_.wait == WaitMode::block) return;
   const auto until = std::chrono::steady_clock::now() + kLinger;
   while (queued_.load(std::memory_order_relaxed) == 0 && std::chrono::steady_clock::now() < until) relax();
@@ -113,7 +107,7 @@ void Engine::linger() const noexcept {
 // copies queued in the participants' slots, which it waits for awake, up to kAwaitAwake, so that
 // its return does not wait for its core to wake up. Jobs other than staged reads, and
 // HIPFILE_WAIT=block, sleep to the end.
-void Engine::await(Job& job) const {
+void WorkerPool::await(Job& job) const {
   auto done = [&] { return job.finished.load(std::memory_order_acquire) == job.participants; };
   {
     std::unique_lock lock(job.mu);
@@ -133,16 +127,27 @@ void Engine::await(Job& job) const {
 // finer pieces only add copies and queue entries for workers that are taken anyway. Measured
 // against spreading every request over every worker (see bench/RESULTS.md, "How a request is
 // split"): many mid-sized requests in flight gained most, and no other figure lost.
-std::ptrdiff_t Engine::fair_share() const noexcept {
+std::ptrdiff_t WorkerPool::fair_share() const noexcept {
   const auto workers = static_cast<std::ptrdiff_t>(workers_.size());
   return std::max<std::ptrdiff_t>(1, workers / (jobs_.load(std::memory_order_relaxed) + 1));
 }
 
-off_t Engine::parallel_chunk(std::size_t size, std::ptrdiff_t share) const noexcept {
-  const auto n = static_cast<std::size_t>(share);
-  const std::size_t per_participant = (size + n - 1) / n / std::max(1u, config_.staging_depth);
-  return static_cast<off_t>(std::clamp<std::size_t>((per_participant + 65535) & ~std::size_t{65535},
-                                                    std::min(kMinParallelChunk, chunk_), chunk_));
+void WorkerPool::run(const std::shared_ptr<Job>& job) {
+  const int n = job->participants;
+  // All or nothing: the entries are made first (this may throw, and then no worker has the job
+  // and it is not counted), and handed over in one step that cannot fail. Once a worker has it,
+  // this call waits for it: the mapping and the file lease must outlive every participant.
+  std::list<std::shared_ptr<Job>> entries(static_cast<std::size_t>(n), job);
+  job->awaited = true;
+  jobs_.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(mu_);
+    queue_.splice(queue_.end(), entries);
+    queued_.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);
+  }
+  if (n == 1) wake_.notify_one(); else wake_.notify_all();
+  await(*job);
+  jobs_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 namespace {
@@ -156,7 +161,7 @@ void serve_device(int& current, int device) noexcept {
 
 }  // namespace
 
-Lane* Engine::worker_lane(Worker& w, int device, Status& st, bool& made) {
+Lane* WorkerPool::worker_lane(Worker& w, int device, Status& st, bool& made) {
   auto it = w.lanes.find(device);
   if (it != w.lanes.end() && !it->second->poisoned()) {
     serve_device(w.current_device, device);
