@@ -8,8 +8,6 @@
 #include <hip/hip_runtime_api.h>
 
 #include <atomic>
-#include <chrono>
-#include <climits>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -17,9 +15,6 @@
 #include <mutex>
 #include <unordered_map>
 #include <vector>
-
-#include "gpu/hip.hpp"
-#include "sys/log.hpp"
 
 namespace hipfile::engine {
 
@@ -52,51 +47,12 @@ class FlagPool {
 
   /// A word and its next target. A failed allocation is that call's error only: the next call
   /// tries again.
-  hipError_t acquire(FlagSlot& out) {
-    std::unique_lock lock(mu_);
-    open_cv_.wait(lock, [&] { return !quiet_; });
-    for (;;) {
-      if (free_.empty())
-        if (hipError_t e = grow(); e != hipSuccess) return e;
-      const std::uint32_t i = free_.back();
-      free_.pop_back();
-      Word& w = words_[i];
-      if (w.value == UINT32_MAX) continue;  // retired: its next target would wrap to 0
-      out.host = w.host;
-      out.device = w.device;
-      out.index = i;
-      out.target = ++w.value;
-      ++armed_;
-      return hipSuccess;
-    }
-  }
+  hipError_t acquire(FlagSlot& out);
   /// Raises the word to the slot's target (the stream proceeds) and frees the slot.
-  void signal_and_release(const FlagSlot& s) noexcept {
-    std::atomic_ref<std::uint32_t>(*s.host).store(s.target, std::memory_order_release);
-    std::lock_guard lock(mu_);
-    free_.push_back(s.index);  // capacity reserved in grow(): no allocation here
-    if (--armed_ == 0) drained_cv_.notify_all();
-  }
+  void signal_and_release(const FlagSlot& s) noexcept;
   /// Runs `fn` while no stream waits on a word: new acquires wait until it returns, and it
   /// starts once every word handed out has been raised. Said once a second while it waits.
-  void quiesce(const std::function<void()>& fn) {
-    std::unique_lock lock(mu_);
-    open_cv_.wait(lock, [&] { return !quiet_; });  // one at a time
-    quiet_ = true;
-    while (!drained_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return armed_ == 0; }))
-      HIPFILE_LOG(Warn, "freeing staging memory waits for %zu async operations still in flight (their "
-                  "streams have not reached them)", armed_);
-    lock.unlock();
-    struct Reopen {
-      FlagPool* pool;
-      ~Reopen() {
-        std::lock_guard again(pool->mu_);
-        pool->quiet_ = false;
-        pool->open_cv_.notify_all();
-      }
-    } reopen{this};
-    fn();
-  }
+  void quiesce(const std::function<void()>& fn);
   void lock_for_fork() noexcept { mu_.lock(); }
   /// In a child, the words armed by the parent's operations and a quiesce running on one of
   /// its threads are the parent's: nothing here will raise or end them, so they are forgotten
@@ -109,13 +65,7 @@ class FlagPool {
     mu_.unlock();
   }
   /// Test hook: every free word continues from `value` (to reach the wrap quickly).
-  void advance_free_words(std::uint32_t value) {
-    std::lock_guard lock(mu_);
-    for (std::uint32_t i : free_) {
-      words_[i].value = value;
-      std::atomic_ref<std::uint32_t>(*words_[i].host).store(value, std::memory_order_release);
-    }
-  }
+  void advance_free_words(std::uint32_t value);
 
  private:
   struct Word {
@@ -123,22 +73,7 @@ class FlagPool {
     void* device;
     std::uint32_t value;
   };
-  hipError_t grow() {  // called with mu_ held; blocks are never freed (a stream may still read them)
-    words_.reserve(words_.size() + kBlockWords);
-    free_.reserve(words_.size() + kBlockWords);
-    void* host = nullptr;
-    void* device = nullptr;
-    if (hipError_t e = gpu::alloc_host_mapped(kBlockWords * sizeof(std::uint32_t), host, device); e != hipSuccess)
-      return e;
-    auto* h = static_cast<std::uint32_t*>(host);
-    auto* d = static_cast<std::uint32_t*>(device);
-    for (std::size_t k = 0; k < kBlockWords; ++k) {
-      std::atomic_ref<std::uint32_t>(h[k]).store(0, std::memory_order_relaxed);
-      free_.push_back(static_cast<std::uint32_t>(words_.size()));
-      words_.push_back(Word{h + k, d + k, 0});
-    }
-    return hipSuccess;
-  }
+  hipError_t grow();  // called with mu_ held; blocks are never freed (a stream may still read them)
   std::mutex mu_;
   std::vector<Word> words_;
   std::vector<std::uint32_t> free_;
@@ -146,8 +81,6 @@ class FlagPool {
   bool quiet_ = false;     // a quiesce runs: acquire waits
   std::condition_variable open_cv_, drained_cv_;
 };
-
-
 
 // ---- Streams --------------------------------------------------------------------------------------
 
