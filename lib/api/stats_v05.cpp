@@ -7,8 +7,8 @@
 #include <memory>
 #include <new>
 
-#include "gpu/hip.hpp"
 #include "api/stats_v05.hpp"
+#include "gpu/hip.hpp"
 #include "runtime/stats.hpp"
 
 namespace hipfile::api {
