@@ -16,6 +16,7 @@
 #include <new>
 
 #include "api/guard.hpp"
+#include "api/stats_snapshot.hpp"
 #include "api/stats_v05.hpp"
 #include "runtime/stats.hpp"
 
@@ -41,7 +42,7 @@ hipFileError_t copy_ours(T* out, std::size_t size, Pick pick) {
   if (out == nullptr || size < version1_size<T>()) return err(hipFileInvalidValue);
   std::unique_ptr<hipFileStatsL3_t> all(new (std::nothrow) hipFileStatsL3_t);
   if (!all) return err(hipFileInternalError);
-  stats::snapshot(*all);
+  hipfile::api::snapshot_l3(*all);
   const T& src = pick(*all);
   const std::size_t known = std::min(size, sizeof(T));
   std::memcpy(out, &src, known);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 
+#include "api/stats_snapshot.hpp"
 #include "api/stats_v05.hpp"
 #include "gpu/hip.hpp"
 #include "runtime/stats.hpp"
@@ -33,7 +34,8 @@ bool fastpath(int path) noexcept { return path == hipFileStatsPathCufile || path
 
 struct OpTotals {
   std::uint64_t ops = 0, errors = 0, bytes = 0, time_ns = 0;
-  void add(const hipFileStatsCounters_t& c) noexcept {
+  template <class Counters>  // hipFileStatsCounters_t or the runtime's Totals: the same fields
+  void add(const Counters& c) noexcept {
     ops += c.ops;
     errors += c.errors;
     bytes += c.bytes;
@@ -89,11 +91,11 @@ void fill_sizes(hipFileStatsLevel2_t& out, const hipFileStatsL2_t& ours) noexcep
     }
 }
 
-void fill_gpu(hipFilePerGpuStats_t& g, const hipFileStatsCounters_t (&dev)[P][O]) noexcept {
+void fill_gpu(hipFilePerGpuStats_t& g, const engine::stats::Totals (&dev)[P][O]) noexcept {
   OpTotals r, w;
   for (int p = 0; p < P; ++p) {
-    const hipFileStatsCounters_t& cr = dev[p][hipFileStatsOpRead];
-    const hipFileStatsCounters_t& cw = dev[p][hipFileStatsOpWrite];
+    const engine::stats::Totals& cr = dev[p][hipFileStatsOpRead];
+    const engine::stats::Totals& cw = dev[p][hipFileStatsOpWrite];
     r.add(cr);
     w.add(cw);
     (fastpath(p) ? g.n_nvfs_reads : g.n_posix_reads) += cr.ops;
@@ -124,7 +126,7 @@ bool snapshot_v05(hipFileStatsLevel3_t& out) noexcept {
   std::unique_ptr<hipFileStatsL3_t> ours(new (std::nothrow) hipFileStatsL3_t);
   std::unique_ptr<Raw> raw(new (std::nothrow) Raw);
   if (!ours || !raw) return false;
-  engine::stats::snapshot(*ours, *raw);
+  if (!snapshot_l3(*ours, *raw)) return false;
   fill_io(out.detailed.basic, ours->l2.l1);
   fill_calls(out.detailed.basic, *raw);
   fill_sizes(out.detailed, ours->l2);

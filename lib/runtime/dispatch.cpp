@@ -57,8 +57,8 @@ Status resolve(const Driver& driver, const std::byte* base, const Config* config
 // Records one request in the statistics when it leaves do_io, whatever the outcome.
 struct StatsScope {
   const IoResult& result;
-  hipFileStatsOp_t op;
-  hipFileStatsPath_t path = hipFileStatsPathHost;
+  Direction op;
+  stats::Path path = stats::Path::Host;
   int device = -1;
   std::uint64_t started = stats::start();
   ~StatsScope() {
@@ -132,8 +132,8 @@ Lease<File> check_call(Driver& driver, FileId fh, const void* base, std::size_t 
 }
 
 // The statistics slot of requests `fp` finishes.
-hipFileStatsPath_t stats_path(const fastpath::Fastpath& fp) noexcept {
-  return fp.kind() == fastpath::Kind::Cufile ? hipFileStatsPathCufile : hipFileStatsPathAmd;
+stats::Path stats_path(const fastpath::Fastpath& fp) noexcept {
+  return fp.kind() == fastpath::Kind::Cufile ? stats::Path::Cufile : stats::Path::Amd;
 }
 
 // The fastpath that serves `req`, or null: none is loaded, compat mode is forced, or it does not
@@ -165,7 +165,7 @@ IoResult moved_prefix(const IoResult& failed, std::size_t moved) noexcept {
 // file, confirmed) by the engine, an error only when it is one the engine can serve, and only
 // when the engine, the compat path, is allowed. The bytes the fastpath moved stay a prefix.
 IoResult finish_on_engine(fastpath::Fastpath& fp, Backend& engine, const Config& config, const Request& req,
-                          const IoResult& r, hipFileStatsPath_t& path) {
+                          const IoResult& r, stats::Path& path) {
   std::size_t moved = r.bytes > 0 ? static_cast<std::size_t>(r.bytes) : 0;
   if (moved > req.size) moved = req.size;  // a fastpath never claims more than asked
   const bool retry = r.ok() || engine_can_serve(r.status);
@@ -193,7 +193,7 @@ IoResult finish_on_engine(fastpath::Fastpath& fp, Backend& engine, const Config&
 // Runs one request: on `fp` when it serves it, else (or for what it could not serve) on the
 // engine. `path` becomes the fastpath's statistics slot when the fastpath finished the request.
 IoResult serve(fastpath::Fastpath* fp, Backend& engine, const Config& config, const Request& req,
-               hipFileStatsPath_t& path) {
+               stats::Path& path) {
   if (fp == nullptr) return run_on(engine, req);
   IoResult r = run_on(*fp, req);
   if (r.ok() && static_cast<std::size_t>(r.bytes) == req.size) {
@@ -206,7 +206,7 @@ IoResult serve(fastpath::Fastpath* fp, Backend& engine, const Config& config, co
 // A well-formed request on known memory: to the fastpath that serves it, else to the engine,
 // after the access and ordering checks.
 IoResult route(Instance& instance, const File& file, const Target& t, Ordering ordering, Request& req,
-               hipFileStatsPath_t& path) {
+               stats::Path& path) {
   const Config& config = instance.config();
   IoResult r;
   // The fastpath loaded at open (lib/fastpath), if any, when it serves this request.
@@ -254,10 +254,10 @@ IoResult do_io(Direction dir, FileId fh, const void* buffer_base, std::size_t si
   Target t;
   if (r.status = resolve(driver, base, &config, t); !r.status.ok()) return r;
   // Counted from here: the request is well formed and its memory known.
-  StatsScope counted{r, dir == Direction::Read ? hipFileStatsOpRead : hipFileStatsOpWrite};
+  StatsScope counted{r, dir};
   profile::Range range(dir == Direction::Read ? "hipFileRead" : "hipFileWrite", size, file_offset);
   counted.device = t.device;
-  if (t.kind == gpu::MemKind::Device) counted.path = hipFileStatsPathEngine;
+  if (t.kind == gpu::MemKind::Device) counted.path = stats::Path::Engine;
   Request req;
   if (r.status = make_request(dir, *file, base, t, size, file_offset, buffer_offset, req); !r.status.ok() || size == 0)
     return r;

@@ -23,8 +23,7 @@ namespace hipfile::engine::stats {
 
 namespace {
 
-constexpr int P = hipFileStatsPathCount, O = hipFileStatsOpCount, B = HIPFILE_STATS_BUCKETS,
-              D = HIPFILE_STATS_MAX_DEVICES;
+constexpr int P = kPaths, O = kOps, B = kBuckets, D = kMaxDevices;
 constexpr unsigned kShards = 33;  // 32 owned one at a time by a live thread, and one shared by the rest
 
 using Counter = std::atomic<std::uint64_t>;
@@ -111,7 +110,7 @@ void add_counters(const Writer& w, Counters& c, std::size_t bytes, std::uint64_t
   w.add(c.time_ns, ns);
 }
 
-void sum(hipFileStatsCounters_t& out, const Counters& in) noexcept {
+void sum(Totals& out, const Counters& in) noexcept {
   out.ops += get(in.ops);
   out.bytes += get(in.bytes);
   out.errors += get(in.errors);
@@ -143,9 +142,9 @@ void set_level(unsigned l) noexcept { g_level.store(l > 3 ? 3 : l, std::memory_o
 
 std::uint64_t start() noexcept { return level() == 0 ? 0 : clock_ns(); }
 
-void record(hipFileStatsPath_t path, hipFileStatsOp_t op, int device, std::size_t bytes, std::uint64_t started,
-            bool error) noexcept {
+void record(Path path_slot, Direction dir, int device, std::size_t bytes, std::uint64_t started, bool error) noexcept {
   const unsigned l = level();
+  const int path = static_cast<int>(path_slot), op = static_cast<int>(dir);
   if (l == 0 || started == 0 || path < 0 || path >= P || op < 0 || op >= O) return;
   const std::uint64_t ns = clock_ns() - started;
   const Writer w = my_shard();
@@ -158,7 +157,8 @@ void record(hipFileStatsPath_t path, hipFileStatsOp_t op, int device, std::size_
   if (device >= 0) add_counters(w, s.device[device < D ? device : D - 1][path][op], bytes, ns, error);
 }
 
-void count_moved(hipFileStatsPath_t path, hipFileStatsOp_t op, Source source, std::size_t bytes) noexcept {
+void count_moved(Path path_slot, Direction dir, Source source, std::size_t bytes) noexcept {
+  const int path = static_cast<int>(path_slot), op = static_cast<int>(dir);
   if (level() == 0 || bytes == 0 || path < 0 || path >= P || op < 0 || op >= O) return;
   const Writer w = my_shard();
   w.add(w.s.moved[static_cast<int>(source)][path][op], bytes);
@@ -168,9 +168,7 @@ namespace {
 
 // The staging engine's count of moved bytes, in the statistics' slots.
 void count_staged(MovedSlot slot, Direction dir, bool direct, std::size_t bytes) noexcept {
-  count_moved(slot == MovedSlot::Host ? hipFileStatsPathHost : hipFileStatsPathEngine,
-              dir == Direction::Read ? hipFileStatsOpRead : hipFileStatsOpWrite, direct ? Source::Direct : Source::Cache,
-              bytes);
+  count_moved(slot == MovedSlot::Host ? Path::Host : Path::Engine, dir, direct ? Source::Direct : Source::Cache, bytes);
 }
 
 }  // namespace
@@ -181,30 +179,30 @@ void count(Call call, bool ok, std::uint64_t n) noexcept {
   add(g_calls[c][ok ? 0 : 1], n);
 }
 
-void snapshot(hipFileStatsL3_t& out) noexcept {
+void snapshot(Snapshot& out) noexcept {
   Raw* raw = new (std::nothrow) Raw;  // ~4 KiB: not on the caller's stack
   if (raw == nullptr) {
-    std::memset(&out, 0, sizeof out);
+    out = Snapshot{};
     return;
   }
   snapshot(out, *raw);
   delete raw;
 }
 
-void snapshot(hipFileStatsL3_t& out, Raw& raw) noexcept {
-  std::memset(&out, 0, sizeof out);
-  std::memset(&raw, 0, sizeof raw);
-  out.l2.l1.version = HIPFILE_STATS_VERSION;
-  out.l2.l1.level = level();
+void snapshot(Snapshot& out, Raw& raw) noexcept {
+  out = Snapshot{};
+  raw = Raw{};
+  out.version = kVersion;
+  out.level = level();
   for (const Shard& s : g_shards) {
     for (int p = 0; p < P; ++p)
       for (int o = 0; o < O; ++o) {
-        sum(out.l2.l1.path[p][o], s.path[p][o]);
+        sum(out.path[p][o], s.path[p][o]);
         out.source[p][o].cache_bytes += get(s.moved[0][p][o]);
         out.source[p][o].direct_bytes += get(s.moved[1][p][o]);
         for (int b = 0; b < B; ++b) {
-          out.l2.size_hist[p][o][b] += get(s.size_hist[p][o][b]);
-          out.l2.latency_hist[p][o][b] += get(s.latency_hist[p][o][b]);
+          out.size_hist[p][o][b] += get(s.size_hist[p][o][b]);
+          out.latency_hist[p][o][b] += get(s.latency_hist[p][o][b]);
         }
       }
     for (int d = 0; d < D; ++d)
@@ -257,14 +255,14 @@ struct ReportWriter {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
   }
-  void counters(const char* what, const char* name, const char* op, const hipFileStatsCounters_t& c) {
+  void counters(const char* what, const char* name, const char* op, const Totals& c) {
     put("%s %s %s ops %llu bytes %llu errors %llu time_ns %llu\n", what, name, op,
         static_cast<unsigned long long>(c.ops), static_cast<unsigned long long>(c.bytes),
         static_cast<unsigned long long>(c.errors), static_cast<unsigned long long>(c.time_ns));
   }
-  void paths_and_devices(const hipFileStatsL3_t& st) {
+  void paths_and_devices(const Snapshot& st) {
     for (int p = 0; p < P; ++p)
-      for (int o = 0; o < O; ++o) counters("path", kPathNames[p], kOpNames[o], st.l2.l1.path[p][o]);
+      for (int o = 0; o < O; ++o) counters("path", kPathNames[p], kOpNames[o], st.path[p][o]);
     for (int d = 0; d < D; ++d)
       for (int o = 0; o < O; ++o)
         if (st.device[d][o].ops != 0) {
@@ -273,10 +271,10 @@ struct ReportWriter {
           counters("device", dev, kOpNames[o], st.device[d][o]);
         }
   }
-  void sources(const hipFileStatsL3_t& st) {
+  void sources(const Snapshot& st) {
     for (int p = 0; p < P; ++p)
       for (int o = 0; o < O; ++o)
-        if (const hipFileStatsSource_t& m = st.source[p][o]; m.cache_bytes != 0 || m.direct_bytes != 0)
+        if (const MovedBytes& m = st.source[p][o]; m.cache_bytes != 0 || m.direct_bytes != 0)
           put("source %s %s cache_bytes %llu direct_bytes %llu\n", kPathNames[p], kOpNames[o],
               static_cast<unsigned long long>(m.cache_bytes), static_cast<unsigned long long>(m.direct_bytes));
   }
@@ -298,16 +296,16 @@ struct ReportWriter {
 }  // namespace
 
 std::string report() {
-  hipFileStatsL3_t* st = new hipFileStatsL3_t;  // ~13 KiB: not on the caller's stack
+  Snapshot* st = new Snapshot;  // ~13 KiB: not on the caller's stack
   snapshot(*st);
   ReportWriter w;
-  w.put("hipfile-stats %u\n", static_cast<unsigned>(HIPFILE_STATS_VERSION));
+  w.put("hipfile-stats %u\n", kVersion);
   w.put("pid %d\n", static_cast<int>(::getpid()));
-  w.put("level %u\n", st->l2.l1.level);
+  w.put("level %u\n", st->level);
   w.paths_and_devices(*st);
   w.sources(*st);
-  w.histogram("size_log2", st->l2.size_hist);
-  w.histogram("latency_ns_log2", st->l2.latency_hist);
+  w.histogram("size_log2", st->size_hist);
+  w.histogram("latency_ns_log2", st->latency_hist);
   delete st;
   return std::move(w.out);
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// I/O statistics (include/hipfile/hipfile_stats.h): counters sharded per thread with relaxed
-// atomics, recorded once per request by do_io, read by summing the shards.
+// I/O statistics: counters sharded per thread with relaxed atomics, recorded once per request by
+// do_io, read by summing the shards into a Snapshot. lib/api gives it the C shape of
+// include/hipfile/hipfile_stats.h (same slots, numbers and fields).
 #pragma once
-
-#include <hipfile/hipfile_stats.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "io/request.hpp"
 
 namespace hipfile::engine {
 struct Config;
@@ -15,17 +16,47 @@ struct Config;
 
 namespace hipfile::engine::stats {
 
+inline constexpr unsigned kVersion = 2;  // of the report and the snapshot's layout
+inline constexpr int kPaths = 4, kOps = 2, kBuckets = 48, kMaxDevices = 16;
+
+/// Who served a request; an operation is its Direction (Read = 0, Write = 1).
+enum class Path : int { Engine = 0, Host = 1, Cufile = 2, Amd = 3 };
+
+struct Totals {
+  std::uint64_t ops = 0;      // requests completed, failed ones included
+  std::uint64_t bytes = 0;    // bytes moved by successful requests
+  std::uint64_t errors = 0;   // requests that failed
+  std::uint64_t time_ns = 0;  // total time spent in the requests
+};
+
+/// How the bytes of a path and operation reached or left the file.
+struct MovedBytes {
+  std::uint64_t cache_bytes = 0;
+  std::uint64_t direct_bytes = 0;
+};
+
+/// Every counter, summed over the shards at one moment.
+struct Snapshot {
+  std::uint32_t version = kVersion;
+  std::uint32_t level = 0;  // in force when read
+  Totals path[kPaths][kOps];
+  std::uint64_t size_hist[kPaths][kOps][kBuckets];    // log2 buckets of bytes, from level 2
+  std::uint64_t latency_hist[kPaths][kOps][kBuckets]; // log2 buckets of ns, from level 2
+  Totals device[kMaxDevices][kOps];
+  MovedBytes source[kPaths][kOps];
+};
+
 unsigned level() noexcept;
 void set_level(unsigned level) noexcept;
 
 /// A start time for record(); 0 (no clock read) while statistics are off.
 std::uint64_t start() noexcept;
-void record(hipFileStatsPath_t path, hipFileStatsOp_t op, int device, std::size_t bytes, std::uint64_t started,
+void record(Path path, Direction op, int device, std::size_t bytes, std::uint64_t started,
             bool error) noexcept;
 
-/// How bytes reached or left the file (hipFileStatsSource_t), counted as they move, from level 1.
+/// How bytes reached or left the file (MovedBytes), counted as they move, from level 1.
 enum class Source { Cache, Direct };
-void count_moved(hipFileStatsPath_t path, hipFileStatsOp_t op, Source source, std::size_t bytes) noexcept;
+void count_moved(Path path, Direction op, Source source, std::size_t bytes) noexcept;
 
 /// The API calls that hipFile 0.5's level-1 statistics count (hipFileOpCounter_t ok/err).
 enum class Call : int {
@@ -37,16 +68,16 @@ enum class Call : int {
 };
 void count(Call call, bool ok, std::uint64_t n = 1) noexcept;
 
-void snapshot(hipFileStatsL3_t& out) noexcept;
+void snapshot(Snapshot& out) noexcept;
 void reset() noexcept;
 
 /// What hipFile 0.5's statistics are derived from (lib/api/stats_v05.cpp): per device, path and
 /// operation, and the call counters, [call][0 = ok, 1 = err].
 struct Raw {
-  hipFileStatsCounters_t device[HIPFILE_STATS_MAX_DEVICES][hipFileStatsPathCount][hipFileStatsOpCount];
+  Totals device[kMaxDevices][kPaths][kOps];
   std::uint64_t calls[static_cast<int>(Call::Count)][2];
 };
-void snapshot(hipFileStatsL3_t& ours, Raw& raw) noexcept;
+void snapshot(Snapshot& ours, Raw& raw) noexcept;
 
 /// The text report (doc/statistics.md).
 std::string report();
