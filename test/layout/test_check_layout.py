@@ -32,6 +32,7 @@ BROKEN = {
                 "lib/runtime/driver.hpp": "", "lib/runtime/driver.cpp": '#include "runtime/async.hpp"\n'},
                "lib/runtime/async"),
     "c-api header": ({"lib/runtime/status.hpp": "#include <hipfile/hipfile.h>\n"}, "lib/runtime/status.hpp"),
+    "c-api stats header": ({"lib/runtime/stats.hpp": "#include <hipfile/hipfile_stats.h>\n"}, "lib/runtime/stats.hpp"),
     "c-api type": ({"lib/staging/job.hpp": "struct Job { hipFileIOParams_t p; };\n"}, "lib/staging/job.hpp"),
     "json": ({"include/hipfile++/loader.hpp": "#include <nlohmann/json.hpp>\n"}, "include/hipfile++/loader.hpp"),
 }
