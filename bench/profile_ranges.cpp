@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/profile.hpp"
+#include "runtime/profile.hpp"
 
 namespace profile = hipfile::engine::profile;
 using Clock = std::chrono::steady_clock;

@@ -4,11 +4,13 @@
 #include <cstdint>
 
 #include "api/guard.hpp"
-#include "engine/driver.hpp"
-#include "engine/stats.hpp"
+#include "api/status.hpp"
 #include "gpu/hip.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/stats.hpp"
 
 using hipfile::api::guarded;
+using hipfile::api::to_error;
 using hipfile::engine::Driver;
 using hipfile::gpu::MemKind;
 namespace stats = hipfile::engine::stats;
@@ -46,8 +48,7 @@ hipFileError_t register_buffer(Driver& driver, const void* buffer_base, size_t l
   if (length > UINTPTR_MAX - addr) return {hipFileHipPointerRangeError, hipSuccess};
   if (info.alloc_base != nullptr && length > static_cast<std::size_t>(info.alloc_base + info.alloc_size - base))
     return {hipFileHipPointerRangeError, hipSuccess};
-  return driver.buffers.add(base, length, info.device, info.kind, flags, alloc_id)
-      .to_error();
+  return to_error(driver.buffers.add(base, length, info.device, info.kind, flags, alloc_id));
 }
 
 hipFileError_t buf_register(const void* buffer_base, size_t length, int flags) {

@@ -2,19 +2,21 @@
 #include <hipfile/hipfile.h>
 
 #include "api/guard.hpp"
-#include "engine/driver.hpp"
+#include "api/status.hpp"
+#include "runtime/driver.hpp"
 
 using hipfile::api::guarded;
+using hipfile::api::to_error;
 using hipfile::engine::Driver;
 
 extern "C" {
 
 HIPFILE_API hipFileError_t hipFileDriverOpen(void) {
-  return guarded([] { return Driver::get().open().to_error(); });
+  return guarded([] { return to_error(Driver::get().open()); });
 }
 
 HIPFILE_API hipFileError_t hipFileDriverClose(void) {
-  return guarded([] { return Driver::get().close().to_error(); });
+  return guarded([] { return to_error(Driver::get().close()); });
 }
 
 HIPFILE_API int64_t hipFileUseCount(void) {

@@ -4,9 +4,11 @@
 #include <cerrno>
 
 #include "api/guard.hpp"
-#include "engine/io.hpp"
+#include "api/status.hpp"
+#include "runtime/dispatch.hpp"
 
 using hipfile::api::guarded_io;
+using hipfile::api::to_io_return;
 using hipfile::engine::Direction;
 using hipfile::engine::do_io;
 using hipfile::engine::Ordering;
@@ -29,8 +31,7 @@ HIPFILE_API ssize_t hipFileRead(hipFileHandle_t fh, void* buffer_base, size_t si
                                 hoff_t file_offset, hoff_t buffer_offset) {
   if (negative(file_offset, buffer_offset)) return -1;
   return guarded_io([&] {
-    return do_io(Direction::Read, fh, buffer_base, size, file_offset, buffer_offset, Ordering::AfterNullStream)
-        .to_io_return();
+    return to_io_return(do_io(Direction::Read, hipfile::api::file_id(fh), buffer_base, size, file_offset, buffer_offset, Ordering::AfterNullStream));
   });
 }
 
@@ -38,8 +39,7 @@ HIPFILE_API ssize_t hipFileWrite(hipFileHandle_t fh, const void* buffer_base, si
                                  hoff_t file_offset, hoff_t buffer_offset) {
   if (negative(file_offset, buffer_offset)) return -1;
   return guarded_io([&] {
-    return do_io(Direction::Write, fh, buffer_base, size, file_offset, buffer_offset, Ordering::AfterNullStream)
-        .to_io_return();
+    return to_io_return(do_io(Direction::Write, hipfile::api::file_id(fh), buffer_base, size, file_offset, buffer_offset, Ordering::AfterNullStream));
   });
 }
 

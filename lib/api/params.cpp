@@ -9,13 +9,19 @@
 #include <string>
 
 #include "api/guard.hpp"
-#include "engine/driver.hpp"
-#include "engine/params.hpp"
+#include "api/status.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/params.hpp"
 
 using hipfile::api::guarded;
+using hipfile::api::to_error;
 using hipfile::engine::Config;
 using hipfile::engine::Driver;
+using hipfile::engine::BoolParam;
 using hipfile::engine::Params;
+using hipfile::engine::SizeParam;
+using hipfile::engine::StringParam;
+using hipfile::engine::slot;
 using hipfile::engine::Status;
 
 namespace {
@@ -29,26 +35,58 @@ constexpr std::size_t kMaxPollKiB = std::size_t{1} << 20;
 
 template <class P, class V>
 hipFileError_t set_limit(P param, V value) {
-  return Driver::get()
+  return to_error(Driver::get()
       .set_limit([&](Config& c) { return hipfile::engine::set_param(c, param, value); },
                  [&](Params& p) {
                    Config scratch;
                    if (Status st = hipfile::engine::set_param(scratch, param, value); !st.ok()) return st;
                    if constexpr (std::is_same_v<V, bool>)
-                     p.bools[param] = value;
+                     p.bools[slot(param)] = value;
                    else
-                     p.sizes[param] = value;
+                     p.sizes[slot(param)] = value;
                    return Status::success();
-                 })
-      .to_error();
+                 }));
 }
 
-// An enum parameter from C as a valid value of its type, or false (any other int).
-template <class E>
-bool valid_param(const E& raw, int count, E& out) noexcept {
+// The runtime's parameters are numbered as the C API's.
+static_assert(static_cast<int>(SizeParam::ProfileStats) == hipFileParamProfileStats);
+static_assert(static_cast<int>(SizeParam::ExecutionMaxIOQueueDepth) == hipFileParamExecutionMaxIOQueueDepth);
+static_assert(static_cast<int>(SizeParam::ExecutionMaxIOThreads) == hipFileParamExecutionMaxIOThreads);
+static_assert(static_cast<int>(SizeParam::ExecutionMinIOThresholdSizeKB) == hipFileParamExecutionMinIOThresholdSizeKB);
+static_assert(static_cast<int>(SizeParam::ExecutionMaxRequestParallelism) == hipFileParamExecutionMaxRequestParallelism);
+static_assert(static_cast<int>(SizeParam::PropertiesMaxDirectIOSizeKB) == hipFileParamPropertiesMaxDirectIOSizeKB);
+static_assert(static_cast<int>(SizeParam::PropertiesMaxDeviceCacheSizeKB) == hipFileParamPropertiesMaxDeviceCacheSizeKB);
+static_assert(static_cast<int>(SizeParam::PropertiesPerBufferCacheSizeKB) == hipFileParamPropertiesPerBufferCacheSizeKB);
+static_assert(static_cast<int>(SizeParam::PropertiesMaxDevicePinnedMemSizeKB) == hipFileParamPropertiesMaxDevicePinnedMemSizeKB);
+static_assert(static_cast<int>(SizeParam::PropertiesIOBatchsize) == hipFileParamPropertiesIOBatchsize);
+static_assert(static_cast<int>(SizeParam::PollthresholdSizeKB) == hipFileParamPollthresholdSizeKB);
+static_assert(static_cast<int>(SizeParam::PropertiesBatchIOTimeoutMs) == hipFileParamPropertiesBatchIOTimeoutMs);
+static_assert(hipfile::engine::kSizeParams == hipFileParamPropertiesBatchIOTimeoutMs + 1);
+static_assert(static_cast<int>(BoolParam::PropertiesUsePollMode) == hipFileParamPropertiesUsePollMode);
+static_assert(static_cast<int>(BoolParam::PropertiesAllowCompatMode) == hipFileParamPropertiesAllowCompatMode);
+static_assert(static_cast<int>(BoolParam::ForceCompatMode) == hipFileParamForceCompatMode);
+static_assert(static_cast<int>(BoolParam::FsMiscApiCheckAggressive) == hipFileParamFsMiscApiCheckAggressive);
+static_assert(static_cast<int>(BoolParam::ExecutionParallelIO) == hipFileParamExecutionParallelIO);
+static_assert(static_cast<int>(BoolParam::ProfileNvtx) == hipFileParamProfileNvtx);
+static_assert(static_cast<int>(BoolParam::PropertiesAllowSystemMemory) == hipFileParamPropertiesAllowSystemMemory);
+static_assert(static_cast<int>(BoolParam::UsePcip2pdma) == hipFileParamUsePcip2pdma);
+static_assert(static_cast<int>(BoolParam::PreferIOUring) == hipFileParamPreferIOUring);
+static_assert(static_cast<int>(BoolParam::ForceOdirectMode) == hipFileParamForceOdirectMode);
+static_assert(static_cast<int>(BoolParam::SkipTopologyDetection) == hipFileParamSkipTopologyDetection);
+static_assert(static_cast<int>(BoolParam::StreamMemopsBypass) == hipFileParamStreamMemopsBypass);
+static_assert(hipfile::engine::kBoolParams == hipFileParamStreamMemopsBypass + 1);
+static_assert(static_cast<int>(StringParam::LoggingLevel) == hipFileParamLoggingLevel);
+static_assert(static_cast<int>(StringParam::EnvLogfilePath) == hipFileParamEnvLogfilePath);
+static_assert(static_cast<int>(StringParam::LogDir) == hipFileParamLogDir);
+static_assert(hipfile::engine::kStringParams == hipFileParamLogDir + 1);
+
+// An enum parameter from C as the runtime's parameter of the same number, or false (any other
+// int).
+template <class R, class E>
+bool valid_param(const E& raw, int count, R& out) noexcept {
   const int v = hipfile::api::enum_value(raw);
   if (v < 0 || v >= count) return false;
-  out = static_cast<E>(v);
+  out = static_cast<R>(v);
   return true;
 }
 
@@ -84,9 +122,9 @@ HIPFILE_API hipFileError_t hipFileDriverSetPollMode(bool poll, size_t threshold_
   return guarded([&]() -> hipFileError_t {
     if (threshold_kb > UINT_MAX) return err(hipFileDriverInvalidProps);
     if (threshold_kb > kMaxPollKiB || (poll && threshold_kb == 0)) return err(hipFileDriverUnsupportedLimit);
-    hipFileError_t e = set_limit(hipFileParamPollthresholdSizeKB, threshold_kb);
+    hipFileError_t e = set_limit(SizeParam::PollthresholdSizeKB, threshold_kb);
     if (e.err != hipFileSuccess) return e;
-    return set_limit(hipFileParamPropertiesUsePollMode, poll);
+    return set_limit(BoolParam::PropertiesUsePollMode, poll);
   });
 }
 
@@ -94,7 +132,7 @@ HIPFILE_API hipFileError_t hipFileDriverSetMaxDirectIOSize(size_t kb) {
   return guarded([&]() -> hipFileError_t {
     if (kb > UINT_MAX) return err(hipFileDriverInvalidProps);
     if (kb < kMinDirectIOKiB || kb > kMaxDirectIOKiB) return err(hipFileDriverUnsupportedLimit);
-    return set_limit(hipFileParamPropertiesMaxDirectIOSizeKB, kb);
+    return set_limit(SizeParam::PropertiesMaxDirectIOSizeKB, kb);
   });
 }
 
@@ -102,7 +140,7 @@ HIPFILE_API hipFileError_t hipFileDriverSetMaxCacheSize(size_t kb) {
   return guarded([&]() -> hipFileError_t {
     if (kb > UINT_MAX) return err(hipFileDriverInvalidProps);
     if (kb == 0) return err(hipFileDriverUnsupportedLimit);
-    return set_limit(hipFileParamPropertiesMaxDeviceCacheSizeKB, kb);
+    return set_limit(SizeParam::PropertiesMaxDeviceCacheSizeKB, kb);
   });
 }
 
@@ -110,17 +148,17 @@ HIPFILE_API hipFileError_t hipFileDriverSetMaxPinnedMemSize(size_t kb) {
   return guarded([&]() -> hipFileError_t {
     if (kb > UINT_MAX) return err(hipFileDriverInvalidProps);
     if (kb < 64) return err(hipFileDriverUnsupportedLimit);
-    return set_limit(hipFileParamPropertiesMaxDevicePinnedMemSizeKB, kb);
+    return set_limit(SizeParam::PropertiesMaxDevicePinnedMemSizeKB, kb);
   });
 }
 
 HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t raw, size_t* value) {
   return guarded([&]() -> hipFileError_t {
-    decltype(raw) param;
+    SizeParam param;
     if (!valid_param(raw, hipfile::engine::kSizeParams, param)) return err(hipFileInvalidValue);
     if (value == nullptr) return err(hipFileInvalidValue);
     std::size_t v = 0;
-    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return to_error(st);
     *value = v;
     return err(hipFileSuccess);
   });
@@ -128,11 +166,11 @@ HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_
 
 HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t raw, bool* value) {
   return guarded([&]() -> hipFileError_t {
-    decltype(raw) param;
+    BoolParam param;
     if (!valid_param(raw, hipfile::engine::kBoolParams, param)) return err(hipFileInvalidValue);
     if (value == nullptr) return err(hipFileInvalidValue);
     bool v = false;
-    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return to_error(st);
     *value = v;
     return err(hipFileSuccess);
   });
@@ -140,11 +178,11 @@ HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t 
 
 HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t raw, char* desc_str, int len) {
   return guarded([&]() -> hipFileError_t {
-    decltype(raw) param;
+    StringParam param;
     if (!valid_param(raw, hipfile::engine::kStringParams, param)) return err(hipFileInvalidValue);
     if (desc_str == nullptr || len <= 0) return err(hipFileInvalidValue);
     std::string v;
-    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return st.to_error();
+    if (Status st = get_param(Driver::get().effective_config(), param, v); !st.ok()) return to_error(st);
     if (v.size() + 1 > static_cast<std::size_t>(len)) return err(hipFileInvalidValue);
     std::memcpy(desc_str, v.c_str(), v.size() + 1);
     return err(hipFileSuccess);
@@ -153,46 +191,43 @@ HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParamete
 
 HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t raw, size_t value) {
   return guarded([&]() -> hipFileError_t {
-    decltype(raw) param;
+    SizeParam param;
     if (!valid_param(raw, hipfile::engine::kSizeParams, param)) return err(hipFileInvalidValue);
-    return Driver::get()
+    return to_error(Driver::get()
         .stage([&](Params& p) {
           Config scratch;
           if (Status st = set_param(scratch, param, value); !st.ok()) return st;
-          p.sizes[param] = value;
+          p.sizes[slot(param)] = value;
           return Status::success();
-        })
-        .to_error();
+        }));
   });
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t raw, bool value) {
   return guarded([&]() -> hipFileError_t {
-    decltype(raw) param;
+    BoolParam param;
     if (!valid_param(raw, hipfile::engine::kBoolParams, param)) return err(hipFileInvalidValue);
-    return Driver::get()
+    return to_error(Driver::get()
         .stage([&](Params& p) {
           Config scratch;
           if (Status st = set_param(scratch, param, value); !st.ok()) return st;
-          p.bools[param] = value;
+          p.bools[slot(param)] = value;
           return Status::success();
-        })
-        .to_error();
+        }));
   });
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t raw, const char* desc_str) {
   return guarded([&]() -> hipFileError_t {
-    decltype(raw) param;
+    StringParam param;
     if (!valid_param(raw, hipfile::engine::kStringParams, param)) return err(hipFileInvalidValue);
-    return Driver::get()
+    return to_error(Driver::get()
         .stage([&](Params& p) {
           Config scratch;
           if (Status st = set_param(scratch, param, desc_str); !st.ok()) return st;
-          p.strings[param] = std::string(desc_str);
+          p.strings[slot(param)] = std::string(desc_str);
           return Status::success();
-        })
-        .to_error();
+        }));
   });
 }
 

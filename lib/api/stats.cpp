@@ -16,7 +16,9 @@
 #include <new>
 
 #include "api/guard.hpp"
-#include "engine/stats.hpp"
+#include "api/stats_snapshot.hpp"
+#include "api/stats_v05.hpp"
+#include "runtime/stats.hpp"
 
 using hipfile::api::guarded;
 namespace stats = hipfile::engine::stats;
@@ -40,7 +42,7 @@ hipFileError_t copy_ours(T* out, std::size_t size, Pick pick) {
   if (out == nullptr || size < version1_size<T>()) return err(hipFileInvalidValue);
   std::unique_ptr<hipFileStatsL3_t> all(new (std::nothrow) hipFileStatsL3_t);
   if (!all) return err(hipFileInternalError);
-  stats::snapshot(*all);
+  hipfile::api::snapshot_l3(*all);
   const T& src = pick(*all);
   const std::size_t known = std::min(size, sizeof(T));
   std::memcpy(out, &src, known);
@@ -52,7 +54,7 @@ template <class T, class Pick>
 hipFileError_t copy_v05(T* out, Pick pick) {
   if (out == nullptr) return err(hipFileInvalidValue);
   std::unique_ptr<hipFileStatsLevel3_t> all(new (std::nothrow) hipFileStatsLevel3_t);
-  if (!all || !stats::snapshot(*all)) return err(hipFileInternalError);
+  if (!all || !hipfile::api::snapshot_v05(*all)) return err(hipFileInternalError);
   *out = pick(*all);
   return err(hipFileSuccess);
 }

@@ -21,8 +21,8 @@
 #include <cstring>
 #include <string>
 
-#include "engine/config.hpp"
-#include "engine/log.hpp"
+#include "io/config.hpp"
+#include "sys/log.hpp"
 
 namespace hipfile::fastpath {
 
@@ -65,7 +65,7 @@ class AmdAis final : public Fastpath {
  public:
   AmdAis(AmdFileIoFn rd, AmdFileIoFn wr, bool any_fs) : read_(rd), write_(wr), any_fs_(any_fs) {}
   const char* name() const noexcept override { return "amd-ais"; }
-  hipFileStatsPath_t stats_path() const noexcept override { return hipFileStatsPathAmd; }
+  Kind kind() const noexcept override { return Kind::AmdAis; }
 
   std::shared_ptr<void> attach(const File& file) override {
     if (file.direct_fd < 0) {

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/log.hpp"
+#include "sys/log.hpp"
 
 namespace hipfile::fastpath {
 
@@ -40,7 +40,7 @@ namespace {
 
 // --- cuFile C ABI (cufile.h), declared here --------------------------------------------------
 struct CUfileError_t {
-  int err;     // CUfileOpError; 0 = CU_FILE_SUCCESS, numbers equal hipFileOpError_t
+  int err;     // CUfileOpError; 0 = CU_FILE_SUCCESS, numbers equal engine::Error
   int cu_err;  // CUresult
 };
 struct CUfileDescr_t {
@@ -148,10 +148,11 @@ IoResult from_return(ssize_t n, int saved_errno) {
     r.status = engine::Status::of_errno(saved_errno != 0 ? saved_errno : EIO);
     return r;
   }
-  const auto op = static_cast<hipFileOpError_t>(-n);
-  // "Cannot do this I/O here" answers: the engine can serve them (ENODEV in select.cpp's terms).
-  if (op == hipFileDriverNotInitialized || op == hipFilePlatformNotSupported || op == hipFileIONotSupported ||
-      op == hipFileDeviceNotSupported)
+  using engine::Error;
+  const auto op = static_cast<Error>(-n);  // CUfileOpError numbers are the library's Error values
+  // "Cannot do this I/O here" answers: the engine can serve them (ENODEV in dispatch.cpp's terms).
+  if (op == Error::DriverNotInitialized || op == Error::PlatformNotSupported || op == Error::IONotSupported ||
+      op == Error::DeviceNotSupported)
     r.status = engine::Status::of_errno(ENODEV);
   else
     r.status = engine::Status::of(op);
@@ -162,7 +163,7 @@ class Cufile final : public Fastpath {
  public:
   explicit Cufile(std::shared_ptr<Library> lib) : lib_(std::move(lib)) {}
   const char* name() const noexcept override { return "cufile"; }
-  hipFileStatsPath_t stats_path() const noexcept override { return hipFileStatsPathCufile; }
+  Kind kind() const noexcept override { return Kind::Cufile; }
 
   std::shared_ptr<void> attach(const File& file) override {
     if (file.direct_fd < 0) {

@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: MIT
 // GPU-direct fastpaths (doc/architecture.md, doc/fastpaths.md): a backend that moves data
 // between a file and device memory without the staging engine (NVIDIA cuFile, AMD
-// hipAmdFileRead/Write). At most one is loaded, at driver open; it is chosen per I/O by
-// select.cpp, and whatever it cannot serve the engine serves.
+// hipAmdFileRead/Write). At most one is loaded, at driver open; the runtime asks it per I/O
+// whether it serves the request (select.cpp), and whatever it cannot serve the engine serves.
 #pragma once
 
-#include <hipfile/hipfile_stats.h>
 #include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 
-#include "engine/config.hpp"
-#include "engine/file_table.hpp"
-#include "engine/request.hpp"
-#include "engine/status.hpp"
 #include "fastpath/report.hpp"
 #include "gpu/hip.hpp"
+#include "io/backend.hpp"
+#include "io/config.hpp"
+#include "io/file.hpp"
+#include "io/request.hpp"
+#include "io/status.hpp"
 
 namespace hipfile::fastpath {
 
@@ -28,15 +27,22 @@ using engine::File;
 using engine::IoResult;
 using engine::Request;
 
-class Fastpath {
+/// Which fastpath it is: the runtime's statistics count each in its own slot.
+enum class Kind { Cufile, AmdAis };
+
+class Fastpath : public engine::Backend {
  public:
-  virtual ~Fastpath() = default;
+  /// Device memory only, the file attached, and the offset, size and address aligned as
+  /// min_alignment() and the file's O_DIRECT alignments ask (select.cpp); then usable_for.
+  bool serves(const Request& req) const final;
+  IoResult read(const Request& req) final { return read(*req.file, req.mem, req.size, req.offset); }
+  IoResult write(const Request& req) final { return write(*req.file, req.mem, req.size, req.offset); }
 
   /// "cufile", "amd-ais", or a test's name; for logs.
   virtual const char* name() const noexcept = 0;
-  /// The statistics slot of requests this fastpath finishes.
-  virtual hipFileStatsPath_t stats_path() const noexcept = 0;
-  /// Smallest alignment of file offset, size and memory address it accepts; select.cpp applies
+  /// Which one: the statistics slot of requests this fastpath finishes.
+  virtual Kind kind() const noexcept = 0;
+  /// Smallest alignment of file offset, size and memory address it accepts; serves() applies
   /// max(this, the file's O_DIRECT alignments) before asking usable_for.
   virtual std::uint32_t min_alignment() const noexcept { return 4096; }
 
@@ -68,17 +74,6 @@ std::shared_ptr<Fastpath> load_amd_ais(const Config& config, Report& report);
 
 /// Per-file registration hook: sets file.fastpath_state when `fp` accepts the file.
 void attach(Fastpath* fp, File& file);
-
-/// Whether `fp` would take this request (enabled, aligned, usable). Used by do_io to decide
-/// whether a device request with compat disabled can be served at all.
-bool selects(const Fastpath* fp, const Config& config, const Request& req, gpu::MemKind kind);
-
-/// Runs one request: on the fastpath when it selects it, else (or for what the fastpath could not
-/// serve: ENODEV, EREMOTEIO, EINVAL, a short count) on `engine`, keeping the bytes already moved.
-/// `path` is set to the statistics slot of whoever finished the request.
-using EngineFn = std::function<IoResult(const Request&)>;
-IoResult execute(Fastpath* fp, const Config& config, const Request& req, gpu::MemKind kind, const EngineFn& engine,
-                 hipFileStatsPath_t& path);
 
 /// Test hook (fastpath suite): while set, load() returns this instead of the platform's
 /// fastpath. Pass null to restore. Takes effect at the next driver open.

@@ -25,6 +25,12 @@ inline hipError_t query_stream(hipStream_t stream) noexcept { return hipStreamQu
 inline hipError_t create_event(hipEvent_t& event, bool blocking_sync) noexcept {
   return hipEventCreateWithFlags(&event, hipEventDisableTiming | (blocking_sync ? hipEventBlockingSync : 0u));
 }
+/// An event with timing, for elapsed_ms (the trace's clock; the engine's own events have none).
+inline hipError_t create_timed_event(hipEvent_t& event) noexcept { return hipEventCreate(&event); }
+/// Milliseconds from `from` to `to`, both recorded timed events.
+inline hipError_t elapsed_ms(float& ms, hipEvent_t from, hipEvent_t to) noexcept {
+  return hipEventElapsedTime(&ms, from, to);
+}
 inline hipError_t destroy_event(hipEvent_t event) noexcept { return hipEventDestroy(event); }
 inline hipError_t record_event(hipEvent_t event, hipStream_t stream) noexcept { return hipEventRecord(event, stream); }
 inline hipError_t wait_event(hipEvent_t event) noexcept { return hipEventSynchronize(event); }

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "../c_api/helpers.hpp"
-#include "engine/profile.hpp"
+#include "runtime/profile.hpp"
 
 using namespace hipfile::test;
 namespace profile = hipfile::engine::profile;

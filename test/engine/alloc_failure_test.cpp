@@ -8,7 +8,7 @@
 #include <new>
 
 #include "../c_api/helpers.hpp"
-#include "engine/staging.hpp"
+#include "staging/lanes.hpp"
 
 using namespace hipfile::test;
 

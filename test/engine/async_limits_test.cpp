@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "../c_api/helpers.hpp"
-#include "engine/async.hpp"
+#include "runtime/async_state.hpp"
 #include "seam.hpp"
 
 using namespace hipfile::test;

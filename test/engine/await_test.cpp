@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/job.hpp"
+#include "staging/job.hpp"
 
 using namespace hipfile::test;
 using hipfile::engine::Job;

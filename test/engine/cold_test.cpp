@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/config.hpp"
+#include "io/config.hpp"
 #include "sys/page_cache.hpp"
 #include "sys/posix.hpp"
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/config.hpp"
-#include "engine/engine.hpp"
-#include "engine/env.hpp"
+#include "io/config.hpp"
+#include "runtime/env.hpp"
+#include "staging/engine.hpp"
 
 using namespace hipfile::test;
 using hipfile::engine::Config;

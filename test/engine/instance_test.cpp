@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/engine.hpp"
 #include "seam.hpp"
+#include "staging/engine.hpp"
 
 using namespace hipfile::test;
 using namespace std::chrono_literals;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/job.hpp"
+#include "staging/job.hpp"
 
 using hipfile::engine::Job;
 using hipfile::engine::Request;

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "../c_api/helpers.hpp"
-#include "engine/log.hpp"
+#include "sys/log.hpp"
 #include "sys/output_file.hpp"
 
 using namespace hipfile::test;

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/path_tuner.hpp"
+#include "staging/path_tuner.hpp"
 
 using hipfile::engine::PathTuner;
 using hipfile::engine::ReadPath;

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
-#include "engine/config.hpp"
-#include "engine/job.hpp"
+#include "io/config.hpp"
+#include "staging/job.hpp"
 
 using namespace hipfile::test;
 using hipfile::engine::Job;

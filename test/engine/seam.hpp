@@ -7,7 +7,7 @@
 #include <mutex>
 #include <set>
 
-#include "engine/config.hpp"
+#include "io/config.hpp"
 #include "sys/posix.hpp"
 
 namespace hipfile::test {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "../c_api/helpers.hpp"
+#include "staging/trace.hpp"
 #include "trace_file.hpp"
-#include "engine/trace.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
 #include <hip/hip_cpu.h>

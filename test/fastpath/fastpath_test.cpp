@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "fastpath/fastpath.hpp"
-#include "sys/posix.hpp"
 #include "helpers.hpp"
+#include "sys/posix.hpp"
 #include "test_support.hpp"
 
 using namespace hipfile::test;
@@ -47,7 +47,7 @@ class Fake final : public fp::Fastpath {
   std::atomic<int> attached{0};
 
   const char* name() const noexcept override { return "fake"; }
-  hipFileStatsPath_t stats_path() const noexcept override { return hipFileStatsPathCufile; }
+  fp::Kind kind() const noexcept override { return fp::Kind::Cufile; }
   std::function<void()> on_attach;  // runs inside attach, between the implicit open and the insert
   std::shared_ptr<void> attach(const fp::File&) override {
     if (on_attach) on_attach();
