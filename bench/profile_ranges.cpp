@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What a profiler range per request costs (lib/engine/profile.hpp), as ratios measured in one run:
+// What a profiler range per request costs (lib/runtime/profile.hpp), as ratios measured in one run:
 //   1. a Range while ranges are off (the default) against an empty loop iteration;
 //   2. a Range while they are on (the build's backend: NVTX, roctx or none);
 //   3. hipFileRead of 4 KiB from the page cache into host memory with ProfileNvtx off and on.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Where a call leaves the link idle: reads a HIPFILE_TRACE_FILE trace (lib/engine/trace.hpp) and
+"""Where a call leaves the link idle: reads a HIPFILE_TRACE_FILE trace (lib/staging/trace.hpp) and
 says, per request on the workers, how long the call ran before its first copy could start (head),
 how long after its last copy finished it returned (tail), how long the link had no copy queued in
 between (gaps, and those in the first 2 ms of copying), the link's rate from first copy to last

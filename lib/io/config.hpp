@@ -32,7 +32,7 @@ struct Config {
   bool direct_reads_from_cache = true;     // an O_DIRECT client's cached chunks are read from the page cache
   // The mapped path's shape and the read-path tuner: fixed, not read from the environment. The
   // sweeps kept these defaults (bench/RESULTS.md, "Session of 2026-12-02, day"), and which way
-  // of reading is fastest is the machine's, so the tuner decides it (engine/path_tuner.hpp).
+  // of reading is fastest is the machine's, so the tuner decides it (staging/path_tuner.hpp).
   std::size_t map_threshold = 32u << 20;   // smallest read that may take the mapped path
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
   unsigned map_workers = 1;                // workers on the mapped path at once (pinning serialises)
@@ -76,7 +76,7 @@ struct Config {
   // Observability.
   unsigned stats_level = 1;     // HIPFILE_STATS_LEVEL: 0 off, 1 counters, 2 + histograms, 3 + per device
   std::string stats_file;       // HIPFILE_STATS_FILE: report written at last close, exit, hipFileStatsWrite
-  std::string trace_file;       // HIPFILE_TRACE_FILE: timeline of staged reads (engine/trace.hpp); empty = off
+  std::string trace_file;       // HIPFILE_TRACE_FILE: timeline of staged reads (staging/trace.hpp); empty = off
   int log_level = 1;            // log::Level; WARN
   std::string log_file;         // HIPFILE_LOG_FILE; empty = stderr (or log_dir)
   std::string log_dir;          // HIPFILE_LOG_DIR: log to <dir>/hipfile_<pid>.log when log_file is empty
