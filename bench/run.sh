@@ -74,7 +74,7 @@ figure() {
 
 common="--file $read_file --file-size $size"
 # The data file is written first and flushed: writeback of the fresh dirty pages during the first
-# figure slowed it (see bench/RESULTS.md, "What changed to get here (this session)").
+# figure slowed it (see bench/HISTORY.md, "What changed to get here (this session)").
 "$io" $common --create --overwrite -s 64M -b 64M -n 1 --baselines none > "$tmp/create.txt" 2>&1 ||
     { cat "$tmp/create.txt"; exit 1; }
 sync
@@ -120,7 +120,7 @@ figure read-rand-64k-t16 $common -s 4G -b 64k -t 16 -n 3 --random --baselines ha
 # 5. Cold reads, O_DIRECT and buffered, against raw parallel pread of the same disk and one
 #    sequential buffered reader (the stream baseline): the target is the better of the two.
 slow=${SLOW_REPS:-2}  # disk-bound passes: each costs seconds per GiB
-# The virtual disk's rate drifts between passes (see bench/RESULTS.md, "Session of 2026-12-02,
+# The virtual disk's rate drifts between passes (see bench/HISTORY.md, "Session of 2026-12-02,
 # day"); three alternating passes each.
 cold=${COLD_REPS:-3}
 figure read-cold-direct $common -s "$size" -b 64M -t 4 -n "$cold" --cold --direct --baselines copy,raw,stream

@@ -19,7 +19,7 @@ enum class WaitMode { spin, poll, block };
 
 struct Config {
   unsigned threads = 0;                    // worker threads; 0 = automatic
-  std::size_t chunk_size = 4u << 20;       // bytes per staged chunk (4 KiB multiple); bench/RESULTS.md, "How the defaults were chosen"
+  std::size_t chunk_size = 4u << 20;       // bytes per staged chunk (4 KiB multiple); bench/HISTORY.md, "How the defaults were chosen"
   unsigned staging_depth = 2;              // staging buffers per worker and device
   std::size_t inline_threshold = 1u << 20; // requests up to this run on the caller's thread
   bool allow_compat = true;                // HIPFILE_ALLOW_COMPAT_MODE: the staging engine may serve I/O
@@ -31,7 +31,7 @@ struct Config {
   bool mapped_reads = true;                // page-cache-resident reads: GPU copies straight from the page cache
   bool direct_reads_from_cache = true;     // an O_DIRECT client's cached chunks are read from the page cache
   // The mapped path's shape and the read-path tuner: fixed, not read from the environment. The
-  // sweeps kept these defaults (bench/RESULTS.md, "Session of 2026-12-02, day"), and which way
+  // sweeps kept these defaults (bench/HISTORY.md, "Session of 2026-12-02, day"), and which way
   // of reading is fastest is the machine's, so the tuner decides it (staging/path_tuner.hpp).
   std::size_t map_threshold = 32u << 20;   // smallest read that may take the mapped path
   std::size_t map_chunk = 64u << 20;       // bytes pinned and copied per step on the mapped path
@@ -39,9 +39,9 @@ struct Config {
   unsigned map_max_threads = 4;            // mapped path only for engines of at most this many workers
   bool map_alone = false;                  // a mapped read runs on its mappers only: no stagers beside them
   bool tune_read_path = true;              // such engines measure mapped, mapped alone and staged, and read the fastest way
-  WaitMode wait = WaitMode::poll;          // HIPFILE_WAIT: how engine workers wait; bench/RESULTS.md, "Session of 2026-12-02, morning"
-  std::size_t prefetch_window = 128u << 20; // cold buffered reads keep this much asked of the disk ahead (WILLNEED); 0 = off; fixed: bench/RESULTS.md, "Session of 2026-12-02, day"
-  std::size_t first_chunk = 1u << 20;      // staged reads start with pieces this small, doubling up to the chunk; 0 = off; fixed: bench/RESULTS.md, "The per-call bubble"
+  WaitMode wait = WaitMode::poll;          // HIPFILE_WAIT: how engine workers wait; bench/HISTORY.md, "Session of 2026-12-02, morning"
+  std::size_t prefetch_window = 128u << 20; // cold buffered reads keep this much asked of the disk ahead (WILLNEED); 0 = off; fixed: bench/HISTORY.md, "Session of 2026-12-02, day"
+  std::size_t first_chunk = 1u << 20;      // staged reads start with pieces this small, doubling up to the chunk; 0 = off; fixed: bench/HISTORY.md, "The per-call bubble"
   // Pinned staging memory the engine may hold, all devices together (cuFile's
   // max_device_pinned_mem_size_kb, default 32 GiB). The engine shrinks threads, then chunk size,
   // then depth to fit; it never goes below one thread, one 64 KiB slot.

@@ -10,7 +10,7 @@ namespace hipfile::engine {
 
 /// Every request enters and leaves at least one of these, so both are a single atomic step
 /// (a mutex and a condition variable here cost more than the rest of a 4 KiB read's
-/// bookkeeping; bench/RESULTS.md, "Session of 2026-12-02, night"). Deregistration, which is rare, waits.
+/// bookkeeping; bench/HISTORY.md, "Session of 2026-12-02, night"). Deregistration, which is rare, waits.
 /// Entries happen under the owning table's shared lock while the object is in the table; the
 /// remover takes it out under the exclusive lock first, so once wait_idle starts the count can
 /// only fall.

@@ -24,8 +24,8 @@ namespace hipfile::engine {
 unsigned Config::effective_threads() const noexcept {
   if (threads != 0) return threads;
   // One thread's page-cache reads fill only part of the host's link, so it takes many to fill it
-  // (see bench/RESULTS.md, "The host's limits"); past 12, more workers moved no more bytes and
-  // cost more CPU per byte (see bench/RESULTS.md, "Session of 2026-12-02, evening"). More than
+  // (see bench/HISTORY.md, "The host's limits"); past 12, more workers moved no more bytes and
+  // cost more CPU per byte (see bench/HISTORY.md, "Session of 2026-12-02, evening"). More than
   // the machine's cores only adds contention.
   unsigned hw = std::thread::hardware_concurrency();
   return std::clamp(hw == 0 ? 4u : hw, 2u, 12u);
@@ -40,7 +40,7 @@ unsigned Config::effective_caller_lanes() const noexcept {
 unsigned Config::effective_async_threads() const noexcept {
   if (async_threads != 0) return async_threads;
   // More threads than the engine's workers only queue large requests behind them, which cost
-  // many reads in flight much of their rate (see bench/RESULTS.md, "Session of 2026-12-01, afternoon").
+  // many reads in flight much of their rate (see bench/HISTORY.md, "Session of 2026-12-01, afternoon").
   return std::clamp(std::thread::hardware_concurrency(), 8u, 16u);
 }
 

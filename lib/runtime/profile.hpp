@@ -3,7 +3,7 @@
 // default): NVTX on platform=nvidia (NVTX3 is header-only and ships with CUDA), roctx on amd
 // where its header was found at configure (libroctx64 is loaded at the first range, so the
 // library needs no roctracer to load). Off, a range costs one relaxed load and a branch
-// (bench/profile_ranges.cpp, RESULTS.md "profiler ranges").
+// (bench/profile_ranges.cpp, HISTORY.md "profiler ranges").
 #pragma once
 
 #include <sys/types.h>

@@ -58,7 +58,7 @@ bool g_atexit = false;          // guarded by file_mu()
 // Each thread takes a free shard for its lifetime and hands it back when it exits, keeping
 // its counts there for the sums. A shard with one writer is counted with a plain load and
 // store: a request records seven counts, and locked adds cost more than the rest of a 4 KiB
-// read's bookkeeping (bench/RESULTS.md, "Session of 2026-12-02, night"). Threads past the owned shards
+// read's bookkeeping (bench/HISTORY.md, "Session of 2026-12-02, night"). Threads past the owned shards
 // share the last one, with locked adds.
 struct MyShard {
   Shard* shard = nullptr;

@@ -32,7 +32,7 @@ std::size_t inline_chunk(const Config& c) {
 // The piece an inline read into device memory is cut into: with the lane's slots the read of
 // one piece overlaps the copy of the one before, which a single pread-then-copy cannot. Pieces
 // much smaller than 128 KiB lose more to their extra copies than the overlap gains (see
-// bench/RESULTS.md, "Inline pieces"). Quarters, none below kMinInlinePiece; a request no larger
+// bench/HISTORY.md, "Inline pieces"). Quarters, none below kMinInlinePiece; a request no larger
 // than that keeps the whole inline chunk (so a small read rarely straddles a boundary and pays
 // two copies).
 constexpr std::size_t kMinInlinePiece = 128u << 10;
@@ -173,7 +173,7 @@ void Engine::run_unguarded(Job& job, Lane* lane) {
   if (job.req.device < 0) return run_host(job, config_);
   if (job.req.dir == Direction::Read) {
     // Pinning page-cache pages serialises inside the GPU driver (one pinning thread outran
-    // sixteen: db3beb5, see bench/RESULTS.md, "Earlier figures (for the record)"), so only
+    // sixteen: db3beb5, see bench/HISTORY.md, "Earlier figures (for the record)"), so only
     // map_workers threads map; the rest stage.
     if (job.mapping) {
       // Counted while this thread maps, given back however it leaves (an exception included).
@@ -194,8 +194,8 @@ IoResult Engine::execute(const Request& req) {
 }
 
 // On the caller's thread, with a Job of its own: no allocation, no worker, no mapping (the
-// per-call cost of a 4 KiB read is mostly such bookkeeping; bench/RESULTS.md, "The per-call
-// path").
+// per-call cost of a 4 KiB read is mostly such bookkeeping; bench/HISTORY.md, "Session of
+// 2026-12-02, night").
 IoResult Engine::execute_inline(const Request& req) {
   const std::int64_t begun = trace::on() ? trace::now() : 0;
   Job job(req, inline_piece(req, inline_chunk_));
@@ -230,7 +230,7 @@ IoResult Engine::execute_parallel(const Request& req) {
                                                    sys::range_cached(req.file->buffered_fd, req.offset, req.size)));
   prefetch_if_cold(*job, config_.prefetch_window);
   // Smaller first pieces start the first copies sooner: until then the link idles
-  // (first_chunk; bench/RESULTS.md, "The per-call bubble").
+  // (first_chunk; bench/HISTORY.md, "The per-call bubble").
   if (!job->mapping && req.dir == Direction::Read && config_.first_chunk > 0)
     job->ramp_up(static_cast<off_t>(config_.first_chunk), static_cast<int>(share));
   if (Status st = run_on_workers(job, participants(*job, path, share)); !st.ok()) {
@@ -247,7 +247,7 @@ IoResult Engine::execute_parallel(const Request& req) {
 
 // The mapped path wins where the engine has few workers, whose CPU copies bound the staged
 // path; with many, pinning (which serialises in the GPU driver and stalls the stagers' HIP
-// calls) loses (see bench/RESULTS.md, "How the defaults were chosen", and for one mapping worker
+// calls) loses (see bench/HISTORY.md, "How the defaults were chosen", and for one mapping worker
 // beside fifteen stagers "Earlier figures (for the record)").
 bool Engine::maps(const Request& req) const noexcept {
   return req.dir == Direction::Read && req.device >= 0 && config_.mapped_reads && config_.map_workers > 0 &&
@@ -293,7 +293,7 @@ void Engine::learn(PathTuner& tuner, ReadPath chosen, Job& job, std::int64_t beg
 
 // A read on the mapping workers alone leaves the others idle: on some machines stagers beside a
 // mapping worker stall it (their HIP calls wait on the driver's pinning), on others they add to
-// it (bench/RESULTS.md, "Session of 2026-12-03").
+// it (bench/HISTORY.md, "Session of 2026-12-03").
 std::ptrdiff_t Engine::participants(const Job& job, ReadPath path, std::ptrdiff_t share) const noexcept {
   if (!job.mapping || path != ReadPath::mapped_alone) return share;
   return std::min<std::ptrdiff_t>(share, std::max(1u, config_.map_workers));
@@ -302,7 +302,7 @@ std::ptrdiff_t Engine::participants(const Job& job, ReadPath path, std::ptrdiff_
 void Engine::run_inline(Job& job) {
   // Sync requests take a lane whose blocking stream follows the NULL stream by itself: on small
   // requests a host-side hipStreamSynchronize(NULL) costs as much as the copy (see
-  // bench/RESULTS.md, "What changed to get here (this session)").
+  // bench/HISTORY.md, "What changed to get here (this session)").
   LanePool& pool = job.req.after_null_stream ? ordered_inline_lanes_ : inline_lanes_;
   job.participants = 1;
   std::unique_ptr<Lane> lane;

@@ -95,7 +95,7 @@ trace::LaneLog* Lane::trace_log() noexcept {
 
 hipError_t Lane::wait_for(hipEvent_t event, bool last) const noexcept {
   // The last wait of a request ends it: a long sleep there is the caller's, at the end of every
-  // call (bench/RESULTS.md, "The per-call bubble"); the waits for slots overlap other copies.
+  // call (bench/HISTORY.md, "The per-call bubble"); the waits for slots overlap other copies.
   constexpr unsigned kSlotSleepUs = 128, kLastSleepUs = 16;
   if (wait_ != WaitMode::poll) return gpu::wait_event(event);
   return gpu::poll_event(event, last ? kLastSleepUs : kSlotSleepUs);

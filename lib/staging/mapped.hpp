@@ -3,7 +3,7 @@
 // are all in the page cache. The engine pins parts of it with hipHostRegister(ReadOnly) and lets
 // the GPU's copy engine read the page-cache pages directly. One thread staging through pinned
 // memory is bound by the CPU's copy; pinning and copying the cached pages ran far faster on one
-// thread (bench/mmap_register_bw; see bench/RESULTS.md, "Earlier figures (for the record)").
+// thread (bench/mmap_register_bw; see bench/HISTORY.md, "Earlier figures (for the record)").
 #pragma once
 
 #include <sys/types.h>

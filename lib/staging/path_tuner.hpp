@@ -3,7 +3,7 @@
 // workers, chosen from the rates this engine measured. Which way is fastest is the machine's:
 // how fast the GPU driver pins page-cache pages changed between machines of one model and with
 // how the page cache had been filled, and the stagers beside a mapping worker added to it on
-// some and stalled it on others (see bench/RESULTS.md, "Session of 2026-12-03"). No fixed choice
+// some and stalled it on others (see bench/HISTORY.md, "Session of 2026-12-03"). No fixed choice
 // kept 2-4 workers from reading slower than one; measuring each way does.
 #pragma once
 

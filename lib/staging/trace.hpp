@@ -4,7 +4,7 @@
 // chunk's claim, free slot, finished read and queued copy on the thread that moved it, with the
 // copy's start and end on the GPU taken from timing events around it. It is CSV, written at the
 // last close or at exit; bench/timeline.py reads it and says where the link idles at a call's
-// start and end (bench/RESULTS.md, "The per-call bubble"). Off, a trace point costs one relaxed load and a branch.
+// start and end (bench/HISTORY.md, "The per-call bubble"). Off, a trace point costs one relaxed load and a branch.
 #pragma once
 
 #include <hip/hip_runtime_api.h>

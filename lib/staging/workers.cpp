@@ -84,7 +84,7 @@ namespace {
 
 // How long a thread that expects work soon stays awake for it: a thread woken from a condition
 // variable begins late once its core has gone idle, and that delay fell at the start and the end
-// of every call (see bench/RESULTS.md, "Awake at both ends of a call").
+// of every call (see bench/HISTORY.md, "Awake at both ends of a call").
 constexpr auto kLinger = std::chrono::microseconds(200);
 constexpr auto kAwaitAwake = std::chrono::milliseconds(4);
 
@@ -125,8 +125,9 @@ void WorkerPool::await(Job& job) const {
 // flight + 1) on a busy one (many callers, futures, batch). The share is cut into chunks so that
 // each participant has `depth` of them, and the read of one overlaps the copy of the last;
 // finer pieces only add copies and queue entries for workers that are taken anyway. Measured
-// against spreading every request over every worker (see bench/RESULTS.md, "How a request is
-// split"): many mid-sized requests in flight gained most, and no other figure lost.
+// against spreading every request over every worker (bench/HISTORY.md, "Session of 2026-12-01,
+// afternoon", part "How a request is split"): many mid-sized requests in flight gained most, and
+// no other figure lost.
 std::ptrdiff_t WorkerPool::fair_share() const noexcept {
   const auto workers = static_cast<std::ptrdiff_t>(workers_.size());
   return std::max<std::ptrdiff_t>(1, workers / (jobs_.load(std::memory_order_relaxed) + 1));
