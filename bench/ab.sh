@@ -40,8 +40,11 @@ for round in $(seq "$rounds"); do
         name=${f%%|*} args=${f#*|}
         for b in old new; do
             echo "== $round $b $name"
+            # An old tree's hipfile-io may predate --overwrite (it then wrote any file it was given).
+            a=$args
+            "/tmp/build-$b/tools/hipfile-io" --help 2>&1 | grep -q -- --overwrite || a=${args//--overwrite/}
             # shellcheck disable=SC2086  # the arguments are words
-            timeout 100 "/tmp/build-$b/tools/hipfile-io" $args 2>&1 | grep -vE '^\s*$' | head -12
+            timeout 100 "/tmp/build-$b/tools/hipfile-io" $a 2>&1 | grep -vE '^\s*$' | head -12
         done
     done
 done > "$out/ab.txt"
