@@ -10,7 +10,7 @@ io=$1
 dir=$2/io-files.$$
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
-fail=0 count=0
+fail=0 count=0 skipped=
 small="-s 64k -b 64k --reps 1 --baselines none"
 
 # expect PATTERN COMMAND...: exit 1 within 20 s, the last stderr line matches PATTERN.
@@ -38,8 +38,15 @@ expect "--file: $dir/huge would need 1099511627776000000 bytes, and its file sys
 [ -e "$dir/huge" ] && { echo "FAIL: the refused data file was created"; fail=1; }
 # Memory that cannot be had (the plan of 2^24 requests needs 256 MiB, the address space is held
 # to 200 MB) ends with a message and exit 1, not an abort on an uncaught std::bad_alloc.
-expect "out of host memory (try a smaller --io-size, --threads or --size)" \
-    sh -c 'ulimit -v 200000 && exec "$@"' sh "$io" -s 16M -b 1 --reps 1 --baselines none -f "$dir/data"
+# Some HIP runtimes (CUDA's) cannot start at all within 200 MB of address space: the case then
+# checks nothing, and the program reports SKIP after its other cases.
+if timeout 20 sh -c 'ulimit -v 200000 && exec "$@"' sh "$io" -s 16M -b 1 --reps 1 --baselines none -f "$dir/data" 2>&1 |
+    grep -q "^hipfile-io: error: no GPU: "; then
+    skipped="the HIP runtime does not start within 200 MB of address space (out-of-memory case)"
+else
+    expect "out of host memory (try a smaller --io-size, --threads or --size)" \
+        sh -c 'ulimit -v 200000 && exec "$@"' sh "$io" -s 16M -b 1 --reps 1 --baselines none -f "$dir/data"
+fi
 expect "cannot write $dir/fifo: a FIFO that no process reads" "$io" $small -f "$dir/data" --json "$dir/fifo"
 # --json through a FIFO that is read still works (as --json /dev/stdout into a pipe does).
 count=$((count + 1))
@@ -47,4 +54,5 @@ timeout 20 "$io" $small -f "$dir/data" --json /dev/stdout 2> "$dir/err" | grep -
     { echo "FAIL: --json /dev/stdout into a pipe:"; cat "$dir/err"; fail=1; }
 
 [ "$fail" -eq 0 ] && echo "ok: $count hipfile-io file cases"
+[ "$fail" -eq 0 ] && [ -n "$skipped" ] && { echo "SKIP: $skipped"; exit 77; }
 exit $fail
