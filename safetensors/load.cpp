@@ -187,7 +187,7 @@ Result<std::vector<File>> register_shards(const Checkpoint& c, const Plan& plan,
 }
 
 /// The loaded checkpoint: a view per placed tensor, then the buffers handed over.
-LoadedCheckpoint assemble(const Checkpoint& c, const Plan& plan, std::vector<DeviceBuffer>& buffers, const LoadStats& stats) {
+LoadedCheckpoint assemble(const Checkpoint& c, const Plan& plan, std::vector<DeviceBuffer>& buffers) {
   LoadedCheckpoint out;
   for (const Placement& p : plan.placed) {
     const TensorInfo& t = c.tensors()[p.tensor];
@@ -195,10 +195,40 @@ LoadedCheckpoint assemble(const Checkpoint& c, const Plan& plan, std::vector<Dev
     out.add_tensor(LoadedTensor{t.name, t.dtype, t.shape, plan.groups[p.group].device, data,
                                 static_cast<std::size_t>(t.bytes()), p.group});
   }
-  out.set_stats(stats);
   for (std::size_t gi = 0; gi < buffers.size(); ++gi) out.add_allocation(std::move(buffers[gi]), plan.groups[gi].shard);
   return out;
 }
+
+/// The laps of one load on the steady clock, and the library's phases since it began.
+class LoadClock {
+ public:
+  LoadClock() : began_(clock::now()), lap_(began_), phases_(hipfile::stats::phases().value_or(hipfile::stats::Phases{})) {}
+  /// Seconds since the last lap (or the start).
+  double lap() {
+    const auto now = clock::now();
+    const double s = std::chrono::duration<double>(now - lap_).count();
+    lap_ = now;
+    return s;
+  }
+  /// Seconds from the start to the last lap.
+  double total() const { return std::chrono::duration<double>(lap_ - began_).count(); }
+  /// The library's phase times since the start.
+  hipfile::stats::Phases library_phases() const {
+    hipfile::stats::Phases now = hipfile::stats::phases().value_or(phases_);
+    for (std::size_t i = 0; i < now.size(); ++i) {
+      if (now[i].count < phases_[i].count) continue;  // the statistics were reset during the load
+      now[i].count -= phases_[i].count;
+      now[i].time_ns -= phases_[i].time_ns;
+      now[i].first_ns = phases_[i].count == 0 ? now[i].first_ns : 0;
+    }
+    return now;
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  clock::time_point began_, lap_;
+  hipfile::stats::Phases phases_;
+};
 
 /// The plan of a load whose options and selection were checked.
 Result<Plan> checked_plan(const Checkpoint& c, const LoadOptions& o) {
@@ -219,24 +249,31 @@ Result<Plan> checked_plan(const Checkpoint& c, const LoadOptions& o) {
 
 Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& options) {
   using namespace detail;
+  LoadClock clock;
   auto plan = checked_plan(checkpoint, options);
   if (!plan) return fail(plan.error());
-  using clock = std::chrono::steady_clock;
-  const auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   LoadStats stats;
   stats.bytes_read = plan->read_bytes;
   for (const Group& g : plan->groups) stats.reads += g.reads.size();
+  stats.plan_seconds = clock.lap();
 
-  auto t0 = clock::now();
   auto buffers = allocate(checkpoint, *plan);
   if (!buffers) return fail(buffers.error());
-  stats.allocate_seconds = seconds_since(t0);
-  auto files = register_shards(checkpoint, *plan, options.direct);
-  if (!files) return fail(files.error());
-  t0 = clock::now();
-  if (auto r = read_all(checkpoint, *plan, *files, *buffers, options); !r) return fail(r.error());
-  stats.read_seconds = seconds_since(t0);
-  return assemble(checkpoint, *plan, *buffers, stats);
+  stats.allocate_seconds = clock.lap();
+  std::optional<LoadedCheckpoint> out;
+  {
+    auto files = register_shards(checkpoint, *plan, options.direct);
+    if (!files) return fail(files.error());
+    stats.register_seconds = clock.lap();
+    if (auto r = read_all(checkpoint, *plan, *files, *buffers, options); !r) return fail(r.error());
+    stats.read_seconds = clock.lap();
+  }  // the files are deregistered here
+  out.emplace(assemble(checkpoint, *plan, *buffers));
+  stats.finish_seconds = clock.lap();
+  stats.total_seconds = clock.total();
+  stats.library_phases = clock.library_phases();
+  out->set_stats(stats);
+  return std::move(*out);
 }
 
 Result<LoadedCheckpoint> load(const std::string& path, const LoadOptions& options) {

@@ -10,6 +10,8 @@
 
 #include <hipfile/hipfile_stats.h>
 
+#include <array>
+#include <cstddef>
 #include <memory>
 
 #include "error.hpp"
@@ -59,6 +61,32 @@ enum class Op : int { read = hipFileStatsOpRead, write = hipFileStatsOpWrite };
 }
 
 [[nodiscard]] inline Result<void> set_level(int level) noexcept { return check(hipFileSetStatsLevel(level)); }
+
+using PhaseTime = hipFileStatsPhaseTime_t;
+enum class Phase : int {
+  driver_open = hipFileStatsPhaseDriverOpen,
+  fastpath_open = hipFileStatsPhaseFastpathOpen,
+  engine_start = hipFileStatsPhaseEngineStart,
+  thread_start = hipFileStatsPhaseThreadStart,
+  pinned_staging = hipFileStatsPhasePinnedStaging,
+  path_trials = hipFileStatsPhasePathTrials,
+  mapping = hipFileStatsPhaseMapping,
+  file_registration = hipFileStatsPhaseFileRegistration,
+  buffer_registration = hipFileStatsPhaseBufferRegistration,
+  teardown = hipFileStatsPhaseTeardown,
+};
+inline constexpr std::size_t phase_count = hipFileStatsPhaseCount;
+using Phases = std::array<PhaseTime, phase_count>;
+
+/// Where the library's setup and one-time work went (hipFileGetStatsPhases): index by Phase.
+[[nodiscard]] inline Result<Phases> phases() noexcept {
+  Phases p{};
+  if (auto r = check(hipFileGetStatsPhases(p.data(), p.size())); !r) return unexpected(r.error());
+  return p;
+}
+
+/// "driver_open", ... as the reports print it.
+[[nodiscard]] inline const char* name(Phase p) noexcept { return hipFileGetStatsPhaseName(static_cast<int>(p)); }
 
 /// Writes the text report to `path` (nullptr: HIPFILE_STATS_FILE), mode 0600.
 [[nodiscard]] inline Result<void> write(const char* path = nullptr) noexcept {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <hipfile++/device_buffer.hpp>
+#include <hipfile++/stats.hpp>
 
 #include "dtype.hpp"
 #include "error.hpp"
@@ -54,8 +55,18 @@ struct Allocation {
 struct LoadStats {
   std::uint64_t reads = 0;         ///< hipFileRead calls (one per shard and device for a full load)
   std::uint64_t bytes_read = 0;    ///< bytes they moved: the tensors plus gaps read between them
+  // Where the wall time of load() went, in order; the six add up to total_seconds
+  // (doc/safetensors.md, "Where a load's time goes").
+  double plan_seconds = 0;         ///< checking the options, selection, devices and sizes; planning
   double allocate_seconds = 0;     ///< the hipMallocs
+  double register_seconds = 0;     ///< registering the shards' files, an implicit driver open included
   double read_seconds = 0;         ///< from the first read's start to the last read's end
+  double finish_seconds = 0;       ///< deregistering the files and describing the tensors
+  double total_seconds = 0;        ///< the whole call
+  /// What the library's phases (hipfile::stats::phases) took during the load, as deltas: the
+  /// driver open inside register_seconds, and, inside read_seconds, the engine's start, its
+  /// threads, pinned staging, read-path trials and mapping (thread time, which may overlap).
+  hipfile::stats::Phases library_phases{};
 };
 
 /**

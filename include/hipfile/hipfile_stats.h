@@ -116,6 +116,43 @@ HIPFILE_API hipFileError_t hipFileSetStatsLevel(int level);
  *  through a symbolic link. */
 HIPFILE_API hipFileError_t hipFileStatsWrite(const char *path);
 
+/**
+ * @brief Where the library's setup and one-time work went: what a first load in a process pays
+ * that a later one does not (doc/statistics.md, "Phases").
+ *
+ * Kept at every statistics level, zeroed by hipFileStatsReset. Times are per call and summed
+ * over threads: the phases run on the engine's workers (pinned staging, mapping) overlap each
+ * other and the reads, so they are not parts of one wall time.
+ */
+typedef enum hipFileStatsPhase {
+  hipFileStatsPhaseDriverOpen = 0,          /**< driver open (explicit or implicit): configuration, fastpath, instance */
+  hipFileStatsPhaseFastpathOpen = 1,        /**< of the driver open: loading the fastpath library and opening its driver */
+  hipFileStatsPhaseEngineStart = 2,         /**< creating the staging engine, at the first I/O after an open */
+  hipFileStatsPhaseThreadStart = 3,         /**< starting the engine's worker threads, at its first large request */
+  hipFileStatsPhasePinnedStaging = 4,       /**< making one lane: pinned staging slots, stream and events */
+  hipFileStatsPhasePathTrials = 5,          /**< reads the read-path tuner ran on a path other than its best known */
+  hipFileStatsPhaseMapping = 6,             /**< mapping page-cache pages and pinning them (mapped reads) */
+  hipFileStatsPhaseFileRegistration = 7,    /**< hipFileHandleRegister, without an implicit driver open */
+  hipFileStatsPhaseBufferRegistration = 8,  /**< hipFileBufRegister, without an implicit driver open */
+  hipFileStatsPhaseTeardown = 9,            /**< the last hipFileDriverClose */
+  hipFileStatsPhaseCount = 10               /**< the number of phases of this version; may grow */
+} hipFileStatsPhase_t;
+
+typedef struct hipFileStatsPhaseTime {
+  uint64_t count;    /**< calls */
+  uint64_t time_ns;  /**< their total time */
+  uint64_t first_ns; /**< the first call's time (since the process started or the last reset) */
+} hipFileStatsPhaseTime_t;
+
+/**
+ * Copy the times of the first `count` phases, in hipFileStatsPhase_t order, into `phases`; entries
+ * past the phases this library knows are zeroed. NULL or a count of 0 gives hipFileInvalidValue.
+ * Never opens the driver; thread-safe.
+ */
+HIPFILE_API hipFileError_t hipFileGetStatsPhases(hipFileStatsPhaseTime_t *phases, size_t count);
+/** The phase's name as the reports print it ("driver_open", ...); "unknown" outside the enum. */
+HIPFILE_API const char *hipFileGetStatsPhaseName(int phase);
+
 /** A buffer of this many bytes always holds the whole fastpath report, its NUL included. */
 #define HIPFILE_FASTPATH_REPORT_MAX 4096
 

@@ -8,6 +8,7 @@
 #include "gpu/hip.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/stats.hpp"
+#include "sys/phases.hpp"
 
 using hipfile::api::guarded;
 using hipfile::api::to_error;
@@ -29,6 +30,7 @@ bool registration_is_stale(const hipfile::engine::Buffer& b, const std::byte* ne
 
 // The checks and the table insert of hipFileBufRegister, with the driver open.
 hipFileError_t register_buffer(Driver& driver, const void* buffer_base, size_t length, int flags) {
+  hipfile::sys::PhaseTimer timed(hipfile::sys::Phase::BufferRegistration);
   if (buffer_base == nullptr) return {hipFileInvalidValue, hipSuccess};
   const auto* base = static_cast<const std::byte*>(buffer_base);
   const std::uint64_t alloc_id = hipfile::gpu::allocation_id(base);

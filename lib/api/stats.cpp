@@ -19,6 +19,19 @@
 #include "api/stats_snapshot.hpp"
 #include "api/stats_v05.hpp"
 #include "runtime/stats.hpp"
+#include "sys/phases.hpp"
+
+static_assert(hipFileStatsPhaseCount == hipfile::sys::kPhases, "one C phase per phase");
+static_assert(hipFileStatsPhaseDriverOpen == static_cast<int>(hipfile::sys::Phase::DriverOpen));
+static_assert(hipFileStatsPhaseFastpathOpen == static_cast<int>(hipfile::sys::Phase::FastpathOpen));
+static_assert(hipFileStatsPhaseEngineStart == static_cast<int>(hipfile::sys::Phase::EngineStart));
+static_assert(hipFileStatsPhaseThreadStart == static_cast<int>(hipfile::sys::Phase::ThreadStart));
+static_assert(hipFileStatsPhasePinnedStaging == static_cast<int>(hipfile::sys::Phase::PinnedStaging));
+static_assert(hipFileStatsPhasePathTrials == static_cast<int>(hipfile::sys::Phase::PathTrials));
+static_assert(hipFileStatsPhaseMapping == static_cast<int>(hipfile::sys::Phase::Mapping));
+static_assert(hipFileStatsPhaseFileRegistration == static_cast<int>(hipfile::sys::Phase::FileRegistration));
+static_assert(hipFileStatsPhaseBufferRegistration == static_cast<int>(hipfile::sys::Phase::BufferRegistration));
+static_assert(hipFileStatsPhaseTeardown == static_cast<int>(hipfile::sys::Phase::Teardown));
 
 using hipfile::api::guarded;
 namespace stats = hipfile::engine::stats;
@@ -114,8 +127,24 @@ HIPFILE_API hipFileError_t hipFileGetStatsExL3(hipFileStatsL3_t* out, size_t siz
   return guarded([&] { return copy_ours(out, size, ours_l3); });
 }
 
+HIPFILE_API hipFileError_t hipFileGetStatsPhases(hipFileStatsPhaseTime_t* out, size_t count) {
+  if (out == nullptr || count == 0) return err(hipFileInvalidValue);
+  hipfile::sys::PhaseTime times[hipfile::sys::kPhases];
+  hipfile::sys::phase_times(times);
+  for (std::size_t i = 0; i < count; ++i)
+    out[i] = i < hipfile::sys::kPhases ? hipFileStatsPhaseTime_t{times[i].count, times[i].time_ns, times[i].first_ns}
+                                       : hipFileStatsPhaseTime_t{};
+  return err(hipFileSuccess);
+}
+
+HIPFILE_API const char* hipFileGetStatsPhaseName(int phase) {
+  if (phase < 0 || phase >= static_cast<int>(hipfile::sys::kPhases)) return "unknown";
+  return hipfile::sys::phase_name(static_cast<hipfile::sys::Phase>(phase));
+}
+
 HIPFILE_API hipFileError_t hipFileStatsReset(void) {
   stats::reset();
+  hipfile::sys::reset_phases();
   return err(hipFileSuccess);
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <string_view>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "runtime/stats.hpp"
 #include "staging/trace.hpp"
 #include "sys/log.hpp"
+#include "sys/phases.hpp"
 
 namespace hipfile::engine {
 
@@ -97,6 +99,7 @@ void Driver::adopt_in_child() noexcept {
 
 void Driver::open_locked() {
   if (refs_++ == 0) {
+    sys::PhaseTimer timed(sys::Phase::DriverOpen);
     std::vector<Config::Problem> problems;
     Config c = Config::from_environment(&problems);
     params_.apply(c);  // defaults < environment < parameters set through the API
@@ -120,7 +123,11 @@ void Driver::open_locked() {
                 c.effective_threads(), c.chunk_size >> 10, c.staging_depth, c.inline_threshold,
                 c.pinned_limit >> 10);
     // The fastpath is loaded here (dlopen / symbol lookup), never at library load.
-    std::shared_ptr<fastpath::Fastpath> fp = fastpath::load(c);
+    std::shared_ptr<fastpath::Fastpath> fp;
+    {
+      sys::PhaseTimer fastpath_timed(sys::Phase::FastpathOpen);
+      fp = fastpath::load(c);
+    }
     auto instance = std::make_shared<Instance>(std::move(c), std::move(fp));
     std::lock_guard lock(state_mu_);
     current_ = std::move(instance);
@@ -171,10 +178,14 @@ void destroy(std::vector<std::shared_ptr<Instance>>& dead) {
 
 Status Driver::close() {
   Instances dead;  // destroyed after the lock is released
+  std::optional<sys::PhaseTimer> timed;
   {
     std::lock_guard lock(mu_);
     if (refs_ == 0) return Status::of(Error::DriverNotInitialized);
-    if (--refs_ == 0) teardown_locked(dead);
+    if (--refs_ == 0) {
+      timed.emplace(sys::Phase::Teardown);
+      teardown_locked(dead);
+    }
   }
   destroy(dead);
   return Status::success();
@@ -213,14 +224,20 @@ void Driver::collect_idle_locked(Instances& dead) {
   }
 }
 
+// Timed as file registration without the driver open that register_open may do.
 Status Driver::register_file(int fd, FileId& out) {
+  const std::uint64_t began = sys::phase_clock_ns();
   std::shared_ptr<File> file;
   if (Status st = FileTable::prepare(fd, file); !st.ok()) return st;
+  const std::uint64_t prepared_ns = sys::phase_clock_ns() - began;
   return register_open([&] {
+    const std::uint64_t inserting = sys::phase_clock_ns();
     const std::shared_ptr<Instance> instance = lease();
     if (!instance) return Status::of(Error::InternalError);  // a forked child short of memory
     fastpath::attach(instance->fastpath(), *file);
-    return files.insert(std::move(file), instance->config(), out);
+    Status st = files.insert(std::move(file), instance->config(), out);
+    sys::add_phase(sys::Phase::FileRegistration, prepared_ns + sys::phase_clock_ns() - inserting);
+    return st;
   });
 }
 

@@ -3,6 +3,7 @@
 
 #include "fastpath/fastpath.hpp"
 #include "runtime/async_state.hpp"
+#include "sys/phases.hpp"
 
 namespace hipfile::engine {
 
@@ -46,6 +47,7 @@ Engine& Instance::engine() {
   EngineCell& cell = *engine_;
   if (Engine* built = cell.ready.load(std::memory_order_acquire)) return *built;
   std::call_once(cell.started, [&] {
+    sys::PhaseTimer timed(sys::Phase::EngineStart);
     cell.engine = std::make_unique<Engine>(in_force_);
     cell.ready.store(cell.engine.get(), std::memory_order_release);
   });

@@ -18,6 +18,7 @@
 #include "staging/moved.hpp"
 #include "sys/log.hpp"
 #include "sys/output_file.hpp"
+#include "sys/phases.hpp"
 
 namespace hipfile::engine::stats {
 
@@ -271,6 +272,16 @@ struct ReportWriter {
           counters("device", dev, kOpNames[o], st.device[d][o]);
         }
   }
+  // "phase NAME count N time_ns N first_ns N" for each phase that ran.
+  void phases() {
+    sys::PhaseTime times[sys::kPhases];
+    sys::phase_times(times);
+    for (std::size_t i = 0; i < sys::kPhases; ++i)
+      if (times[i].count != 0)
+        put("phase %s count %llu time_ns %llu first_ns %llu\n", sys::phase_name(static_cast<sys::Phase>(i)),
+            static_cast<unsigned long long>(times[i].count), static_cast<unsigned long long>(times[i].time_ns),
+            static_cast<unsigned long long>(times[i].first_ns));
+  }
   void sources(const Snapshot& st) {
     for (int p = 0; p < P; ++p)
       for (int o = 0; o < O; ++o)
@@ -306,6 +317,7 @@ std::string report() {
   w.sources(*st);
   w.histogram("size_log2", st->size_hist);
   w.histogram("latency_ns_log2", st->latency_hist);
+  w.phases();
   delete st;
   return std::move(w.out);
 }

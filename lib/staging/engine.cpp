@@ -17,6 +17,7 @@
 #include "staging/trace.hpp"
 #include "sys/log.hpp"
 #include "sys/page_cache.hpp"
+#include "sys/phases.hpp"
 
 namespace hipfile::engine {
 
@@ -220,7 +221,8 @@ IoResult Engine::execute_parallel(const Request& req) {
     if (req.device >= 0) job->trace_clock = &clock.emplace(req.device);
   }
   PathTuner* tuner = nullptr;
-  const ReadPath path = read_path(req, share, tuner);
+  bool trial = false;
+  const ReadPath path = read_path(req, share, tuner, trial);
   const std::int64_t tuned_from = tuner ? trace::now() : 0;  // trace::now: the steady clock, traced or not
   FileMapping mapping;  // outlives every participant: run_on_workers waits for them
   if (path != ReadPath::staged && mapping.map_if_resident(req.file->buffered_fd, req.offset, job->end))
@@ -241,6 +243,7 @@ IoResult Engine::execute_parallel(const Request& req) {
   // A copy the runtime could not confirm as finished may still read the mapped pages.
   if (job->device_in_doubt) mapping.abandon();
   if (measures) learn(*tuner, path, *job, tuned_from);
+  if (trial) sys::add_phase(sys::Phase::PathTrials, static_cast<std::uint64_t>(trace::now() - tuned_from));
   if (begun != 0) trace::request(job->trace_id, req.offset, req.size, job->participants, begun, trace::now());
   return result_of(*job);
 }
@@ -257,11 +260,11 @@ bool Engine::maps(const Request& req) const noexcept {
 }
 
 // Staged unless the read may map; among the paths its tuner has, the tuner's choice.
-ReadPath Engine::read_path(const Request& req, std::ptrdiff_t share, PathTuner*& tuner) noexcept {
+ReadPath Engine::read_path(const Request& req, std::ptrdiff_t share, PathTuner*& tuner, bool& trial) noexcept {
   tuner = nullptr;
   if (!maps(req)) return ReadPath::staged;
   tuner = tuner_for(req, share);
-  if (tuner) return tuner->choose();
+  if (tuner) return tuner->choose(&trial);
   return config_.map_alone ? ReadPath::mapped_alone : ReadPath::mapped_shared;
 }
 

@@ -65,7 +65,7 @@ class Engine final : public Backend {
   IoResult execute_inline(const Request& req);
   IoResult execute_parallel(const Request& req);
   bool maps(const Request& req) const noexcept;
-  ReadPath read_path(const Request& req, std::ptrdiff_t share, PathTuner*& tuner) noexcept;
+  ReadPath read_path(const Request& req, std::ptrdiff_t share, PathTuner*& tuner, bool& trial) noexcept;
   PathTuner* tuner_for(const Request& req, std::ptrdiff_t share) noexcept;
   void learn(PathTuner& tuner, ReadPath chosen, Job& job, std::int64_t began_ns);
   void run_inline(Job& job);

@@ -10,6 +10,7 @@
 
 #include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
+#include "sys/phases.hpp"
 
 namespace hipfile::engine {
 
@@ -19,6 +20,7 @@ constexpr std::size_t kPage = 4096;
 
 std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st, WaitMode wait,
                                    bool follows_null_stream) {
+  sys::PhaseTimer timed(sys::Phase::PinnedStaging);
   gpu::DeviceGuard guard(device);
   if (guard.status() != hipSuccess) {
     st = Status::of_hip(guard.status());

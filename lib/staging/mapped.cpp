@@ -17,6 +17,7 @@
 #include "staging/movers.hpp"
 #include "sys/log.hpp"
 #include "sys/page_cache.hpp"
+#include "sys/phases.hpp"
 
 namespace hipfile::engine {
 
@@ -25,6 +26,7 @@ FileMapping::~FileMapping() {
 }
 
 bool FileMapping::map_if_resident(int fd, off_t offset, off_t end) {
+  sys::PhaseTimer timed(sys::Phase::Mapping);
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
   if (end > st.st_size) end = st.st_size;  // never map past the end: touching it is SIGBUS
@@ -114,7 +116,11 @@ MappedRead::Next MappedRead::step(off_t a, off_t b) {
   auto* first = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(src) & ~(page_ - 1));
   auto last = (reinterpret_cast<std::uintptr_t>(src) + static_cast<std::uintptr_t>(b - a) + page_ - 1) & ~(page_ - 1);
   // Pin this range while the copies queued before it still run.
-  hipError_t e = gpu::register_read_only(first, last - reinterpret_cast<std::uintptr_t>(first));
+  hipError_t e;
+  {
+    sys::PhaseTimer timed(sys::Phase::Mapping);
+    e = gpu::register_read_only(first, last - reinterpret_cast<std::uintptr_t>(first));
+  }
   if (e != hipSuccess) return stage_instead(e, a, b);
   // The file may have shrunk since it was mapped: pages past its end are gone (touching them is
   // SIGBUS), so the copy stops at the size seen now that the range is pinned.

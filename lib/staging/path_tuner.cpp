@@ -35,17 +35,24 @@ PathTuner::Candidate* PathTuner::fastest() noexcept {
   return best;
 }
 
-ReadPath PathTuner::choose() noexcept {
+ReadPath PathTuner::choose(bool* trial) noexcept {
+  bool tried = false;
+  if (trial == nullptr) trial = &tried;
+  *trial = false;
   if (count_ == 0) return ReadPath::staged;
   std::lock_guard lock(mu_);
   ++choices_;
-  for (std::size_t i = 0; i < count_; ++i)
-    if (!candidates_[i].measured) return candidates_[i].path;
   Candidate* best = fastest();
+  for (std::size_t i = 0; i < count_; ++i)
+    if (!candidates_[i].measured) {
+      *trial = best != nullptr || i != 0;
+      return candidates_[i].path;
+    }
   for (std::size_t i = 0; i < count_; ++i) {
     Candidate& c = candidates_[i];
     if (&c != best && choices_ - c.last_chosen >= c.gap) {
       c.last_chosen = choices_;  // once per gap, also when callers choose at the same time
+      *trial = true;
       return c.path;
     }
   }

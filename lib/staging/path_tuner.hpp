@@ -42,8 +42,9 @@ class PathTuner {
 
   /// Whether there is a choice at all (two or more candidates).
   bool tuning() const noexcept { return count_ > 1; }
-  /// The path for the next read.
-  ReadPath choose() noexcept;
+  /// The path for the next read; `trial` (when given) says whether it is tried rather than the
+  /// best known (the fastest measured; before any measurement, the first candidate).
+  ReadPath choose(bool* trial = nullptr) noexcept;
   /// A read that ran on `path` moved `bytes` in `ns` nanoseconds (both positive; ignored for a
   /// path that is not a candidate). True when that made another path the fastest.
   bool record(ReadPath path, std::size_t bytes, std::int64_t ns) noexcept;

@@ -12,6 +12,7 @@
 
 #include "gpu/hip.hpp"
 #include "staging/job.hpp"
+#include "sys/phases.hpp"
 
 namespace hipfile::engine {
 
@@ -32,6 +33,7 @@ void WorkerPool::stop() noexcept {
 }
 
 void WorkerPool::start() {
+  sys::PhaseTimer timed(sys::Phase::ThreadStart);
   unsigned n = config_.effective_threads();
   workers_.reserve(n);
   for (unsigned i = 0; i < n; ++i) {

@@ -38,7 +38,7 @@ for _cls in (Error, CheckpointError, MissingTensorError):
     _cls.__module__ = __name__
 
 from ._tensor import Tensor  # noqa: E402
-from ._safetensors import load_safetensors, save_safetensors  # noqa: E402
+from ._safetensors import last_load_stats, load_safetensors, save_safetensors  # noqa: E402
 
 platform = _hipfile.platform
 
@@ -55,6 +55,7 @@ __all__ = [
     "device_count",
     "driver_close",
     "driver_open",
+    "last_load_stats",
     "library_version",
     "MissingTensorError",
     "load_safetensors",

@@ -7,10 +7,28 @@ and the tensors views of them: torch tensors through DLPack when PyTorch is impo
 allocation is freed when the last tensor of its file is), hipfile.Tensor otherwise.
 """
 
+import threading
 from collections.abc import Mapping
 
 from . import _hipfile
 from ._tensor import DTYPES, Tensor
+
+
+_last = threading.local()
+
+
+def last_load_stats():
+    """Where the calling thread's last load_safetensors spent its time, or None before one.
+
+    A dict of seconds, in order: "open" (the files and their headers), "plan", "allocate"
+    (device memory), "register" (the files; an implicit driver open included), "read", "finish";
+    "total" (the whole call into the library, which they add up to), "bytes_read", "reads", and
+    "library": {phase: {"count", "seconds"}}, what the library's phases (hipfile.stats()
+    ["phases"]) took during the load: "driver_open" inside "register"; inside "read", as time
+    summed over the engine's threads, "engine_start", "thread_start", "pinned_staging",
+    "path_trials", "mapping". See doc/safetensors.md, "Where a load's time goes".
+    """
+    return getattr(_last, "stats", None)
 
 
 def _require():
@@ -108,7 +126,7 @@ def load_safetensors(path_or_index, device="cuda:0", names=None, as_torch=None):
     index = _device_index(device, usable)
     torch = _torch_for(torch, as_torch, index)
     names = _names_list(names)
-    buffers, tensors = _hipfile._load_safetensors(path_or_index, index, names)
+    buffers, tensors, _last.stats = _hipfile._load_safetensors(path_or_index, index, names)
     if torch is None:
         empty = None  # one 0-byte buffer for the tensors of zero bytes
         out = {}

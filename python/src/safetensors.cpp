@@ -7,6 +7,7 @@
 
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <memory>
 
 #include "binding.hpp"
@@ -58,20 +59,48 @@ std::vector<std::string> tensor_names(py::handle names) {
   return out;
 }
 
-// (allocations: [DeviceBuffer], tensors: [(name, dtype, shape, allocation or None, offset, nbytes)])
+// Where a load's time went: {"open", "plan", "allocate", "register", "read", "finish": seconds,
+// "total": their sum as measured, "bytes_read", "reads", "library": {phase: {"count", "seconds"}}}.
+py::dict load_stats(const st::LoadStats& s, double open_seconds) {
+  py::dict d;
+  d["open"] = open_seconds;
+  d["plan"] = s.plan_seconds;
+  d["allocate"] = s.allocate_seconds;
+  d["register"] = s.register_seconds;
+  d["read"] = s.read_seconds;
+  d["finish"] = s.finish_seconds;
+  d["total"] = open_seconds + s.total_seconds;
+  d["bytes_read"] = s.bytes_read;
+  d["reads"] = s.reads;
+  py::dict library;
+  for (std::size_t i = 0; i < s.library_phases.size(); ++i) {
+    py::dict p;
+    p["count"] = s.library_phases[i].count;
+    p["seconds"] = static_cast<double>(s.library_phases[i].time_ns) / 1e9;
+    library[hipfile::stats::name(static_cast<hipfile::stats::Phase>(i))] = p;
+  }
+  d["library"] = library;
+  return d;
+}
+
+// (allocations: [DeviceBuffer], tensors: [(name, dtype, shape, allocation or None, offset, nbytes)],
+//  stats: load_stats)
 py::tuple load(py::handle path, int device, py::object names) {
   const std::string p = fs_path(path);
   st::LoadOptions options;
   options.device = device;
   if (!names.is_none()) {
     options.names = tensor_names(names);
-    if (options.names.empty()) return py::make_tuple(py::list(), py::list());  // nothing asked for
+    if (options.names.empty()) return py::make_tuple(py::list(), py::list(), load_stats({}, 0));  // nothing asked for
   }
   std::optional<st::Result<st::LoadedCheckpoint>> loaded;
+  double open_seconds = 0;
   {
     py::gil_scoped_release nogil;
     const bool index = p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0;
+    const auto began = std::chrono::steady_clock::now();
     auto c = index ? st::Checkpoint::open_index(p) : st::Checkpoint::open(p);
+    open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (!c) {
       loaded.emplace(hipfile::unexpected(c.error()));
     } else {
@@ -101,7 +130,7 @@ py::tuple load(py::handle path, int device, py::object names) {
     }
     described.append(py::make_tuple(t.name, std::string(t.dtype_name()), shape, alloc, offset, t.bytes));
   }
-  return py::make_tuple(buffers, described);
+  return py::make_tuple(buffers, described, load_stats(ckpt.stats(), open_seconds));
 }
 
 // tensors: [(name, dtype, shape, buffer)]; the buffers stay resolved (and alive) for the write.

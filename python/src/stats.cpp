@@ -17,6 +17,22 @@ py::dict counters(const hipFileStatsCounters_t& c) {
   return d;
 }
 
+// {name: {"count", "seconds", "first_seconds"}} for every phase (kept at every level).
+py::dict phases() {
+  auto p = hipfile::stats::phases();
+  if (!p) raise_error(p.error(), "reading the phase times");
+  py::dict out;
+  for (std::size_t i = 0; i < p->size(); ++i) {
+    const auto& t = (*p)[i];
+    py::dict d;
+    d["count"] = t.count;
+    d["seconds"] = static_cast<double>(t.time_ns) / 1e9;
+    d["first_seconds"] = static_cast<double>(t.first_ns) / 1e9;
+    out[hipfile::stats::name(static_cast<hipfile::stats::Phase>(i))] = d;
+  }
+  return out;
+}
+
 py::dict level1() {
   auto s = hipfile::stats::level1();
   if (!s) raise_error(s.error(), "reading the statistics");
@@ -28,6 +44,7 @@ py::dict level1() {
   };
   py::dict out;
   out["level"] = s->level;
+  out["phases"] = phases();
   for (const auto& [name, path] : paths) {
     py::dict ops;
     ops["read"] = counters(hipfile::stats::at(*s, path, hipfile::stats::Op::read));
@@ -41,8 +58,10 @@ py::dict level1() {
 
 void bind_stats(py::module_& m) {
   m.def("stats", &level1, R"(The library's level-1 statistics: {"level": N, PATH: {"read"|"write": {"ops",
-"bytes", "errors", "time_ns"}}} for PATH in engine, host, cufile, amd. Counting
-needs level >= 1 (HIPFILE_STATS_LEVEL or set_stats_level); see doc/statistics.md.)");
+"bytes", "errors", "time_ns"}}} for PATH in engine, host, cufile, amd, and "phases":
+{NAME: {"count", "seconds", "first_seconds"}}, where the library's setup and one-time work
+went (kept at every level). Counting needs level >= 1 (HIPFILE_STATS_LEVEL or
+set_stats_level); see doc/statistics.md.)");
   m.def("stats_reset", [] {
     if (auto r = hipfile::stats::reset(); !r) raise_error(r.error(), "resetting the statistics");
   }, "Sets every counter to zero.");

@@ -92,6 +92,12 @@ void check_devices(const std::vector<int>& devices) {
     if (d >= count) throw Failure{fmt::format("GPU {} does not exist ({} found)", d, count)};
 }
 
+/// Creates the runtime's context on @p device now, so that its cost is timed apart.
+void start_context(int device) {
+  check_hip(hipSetDevice(device), fmt::format("hipSetDevice({})", device));
+  check_hip(hipFree(nullptr), "hipFree(nullptr) (creating the context)");
+}
+
 /// Between passes: the device idle, then a pause (--pause) before the next pass starts.
 void rest(int pause_ms) {
   check_hip(hipDeviceSynchronize(), "hipDeviceSynchronize");
@@ -103,12 +109,18 @@ void drop_checkpoint(const sts::Checkpoint& c) {
 }
 
 int run(const Options& o, const std::string& command) {
+  Report r;
   check_checkpoint_files(o.paths);
+  Stopwatch step;
+  check_devices(o.devices);
+  start_context(o.devices.front());
+  r.startup.context = step.seconds();
+  step.restart();
   auto checkpoint = sts::Checkpoint::open(o.paths);
   if (!checkpoint) raise(checkpoint.error());
+  r.startup.open_checkpoint = step.seconds();
   const sts::Checkpoint& c = *checkpoint;
   const std::vector<char> chosen = select_only(c, o);
-  check_devices(o.devices);
   const std::vector<int> device_of = spread(c, chosen, o.devices);
 
   sts::LoadOptions lo;
@@ -121,12 +133,15 @@ int run(const Options& o, const std::string& command) {
   if (progress.enabled())
     lo.progress = [&](std::uint64_t done, std::uint64_t) { progress.add(done - reported), reported = done; };
 
+  step.restart();
   auto driver = hipfile::Driver::open();  // started before any timed pass
   if (!driver) throw Failure{"hipFileDriverOpen: " + driver.error().message()};
-  Report r;
+  r.startup.driver_open = step.seconds();
   r.command = command;
   r.checkpoint = &c;
+  step.restart();
   r.pinned_gbps = pinned_h2d_gbps(o.devices);
+  r.startup.ceiling = step.seconds();
 
   sts::LoadedCheckpoint loaded;
   for (int rep = 0; rep < o.reps; ++rep) {
@@ -141,7 +156,7 @@ int run(const Options& o, const std::string& command) {
     progress.finish();
     if (!l) raise(l.error());
     loaded = std::move(*l);
-    r.passes.push_back(Pass{seconds, loaded.stats().allocate_seconds, loaded.stats().read_seconds});
+    r.passes.push_back(Pass{seconds, loaded.stats()});
   }
   r.loaded = &loaded;
 

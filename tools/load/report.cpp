@@ -31,8 +31,8 @@ Figures figures(const Report& r) {
   f.best_pass = &*std::min_element(r.passes.begin(), r.passes.end(),
                                    [](const Pass& a, const Pass& b) { return a.seconds < b.seconds; });
   f.read_best = std::min_element(r.passes.begin(), r.passes.end(), [](const Pass& a, const Pass& b) {
-                  return a.read_seconds < b.read_seconds;
-                })->read_seconds;
+                  return a.stats.read_seconds < b.stats.read_seconds;
+                })->stats.read_seconds;
   return f;
 }
 
@@ -54,6 +54,24 @@ std::string size_text(std::uint64_t bytes) { return fmt::format("{:.3f} GB ({})"
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
+double phase_seconds(const sts::LoadStats& s, hipfile::stats::Phase p) {
+  return static_cast<double>(s.library_phases[static_cast<std::size_t>(p)].time_ns) / 1e9;
+}
+
+// {"plan": s, ..., "total": s, "library": {"driver_open": {"count": n, "seconds": s}, ...}}
+void breakdown_json(JsonWriter& j, const sts::LoadStats& s) {
+  j.begin_object();
+  j.field("plan", s.plan_seconds).field("allocate", s.allocate_seconds).field("register", s.register_seconds);
+  j.field("read", s.read_seconds).field("finish", s.finish_seconds).field("total", s.total_seconds);
+  j.key("library").begin_object();
+  for (std::size_t i = 0; i < s.library_phases.size(); ++i) {
+    const auto phase = static_cast<hipfile::stats::Phase>(i);
+    j.key(hipfile::stats::name(phase)).begin_object();
+    j.field("count", s.library_phases[i].count).field("seconds", phase_seconds(s, phase)).end_object();
+  }
+  j.end_object().end_object();
+}
+
 }  // namespace
 
 void print_text(const Report& r, const Options& o) {
@@ -72,7 +90,15 @@ void print_text(const Report& r, const Options& o) {
              std::string(o.cold ? "cold (page cache dropped)" : "hot") + (o.direct ? ", O_DIRECT" : ""));
   fmt::print("time:       {:.4f} s{} (allocate {:.4f} s, read {:.4f} s)\n", f.best,
              r.passes.size() > 1 ? fmt::format(" best of {}, median {:.4f} s", r.passes.size(), f.median) : "",
-             f.best_pass->allocate_seconds, f.best_pass->read_seconds);
+             f.best_pass->stats.allocate_seconds, f.best_pass->stats.read_seconds);
+  const sts::LoadStats& first = r.passes.front().stats;
+  fmt::print("first load: {:.4f} s: plan {:.4f}, allocate {:.4f}, register {:.4f} (driver open {:.4f}), read {:.4f} "
+             "(of which thread time: engine start {:.4f}, threads {:.4f}, pinned staging {:.4f}), finish {:.4f}\n",
+             first.total_seconds, first.plan_seconds, first.allocate_seconds, first.register_seconds,
+             phase_seconds(first, hipfile::stats::Phase::driver_open), first.read_seconds,
+             phase_seconds(first, hipfile::stats::Phase::engine_start),
+             phase_seconds(first, hipfile::stats::Phase::thread_start),
+             phase_seconds(first, hipfile::stats::Phase::pinned_staging), first.finish_seconds);
   fmt::print("rate:       {:.2f} GB/s = {:.2f}x the pinned host-to-device copy ({:.2f} GB/s, measured in this run)\n",
              rate, ratio(rate, r.pinned_gbps), r.pinned_gbps);
   if (r.write_seconds >= 0)
@@ -104,7 +130,14 @@ void print_json(const Report& r, const Options& o) {
   for (const auto& p : r.passes) j.value(p.seconds);
   j.end_array();
   j.field("seconds_best", f.best).field("seconds_median", f.median);
-  j.field("allocate_seconds", f.best_pass->allocate_seconds).field("read_seconds", f.best_pass->read_seconds);
+  j.field("allocate_seconds", f.best_pass->stats.allocate_seconds).field("read_seconds", f.best_pass->stats.read_seconds);
+  j.key("startup").begin_object();
+  j.field("context", r.startup.context).field("open_checkpoint", r.startup.open_checkpoint);
+  j.field("driver_open", r.startup.driver_open).field("ceiling", r.startup.ceiling).end_object();
+  j.key("first_pass");
+  breakdown_json(j, r.passes.front().stats);
+  j.key("best_pass");
+  breakdown_json(j, f.best_pass->stats);
   j.field("gbps_best", gbps(l.bytes(), f.best)).field("gbps_median", gbps(l.bytes(), f.median));
   j.field("read_gbps_best", gbps(l.stats().bytes_read, f.read_best));
   j.field("pinned_h2d_gbps", r.pinned_gbps).field("vs_pinned_h2d", ratio(gbps(l.bytes(), f.best), r.pinned_gbps));

@@ -14,8 +14,15 @@ namespace hipfile::tools::load {
 
 struct Pass {
   double seconds = 0;           // the whole load() call
-  double allocate_seconds = 0;
-  double read_seconds = 0;
+  hipfile::safetensors::LoadStats stats;
+};
+
+/// What the process did before the first pass, each timed apart (seconds).
+struct Startup {
+  double context = 0;           // the GPU runtime and the first device's context
+  double open_checkpoint = 0;   // opening the files and parsing their headers
+  double driver_open = 0;       // hipFileDriverOpen
+  double ceiling = 0;           // measuring the pinned copy rate
 };
 
 struct Report {
@@ -23,6 +30,7 @@ struct Report {
   const hipfile::safetensors::Checkpoint* checkpoint = nullptr;
   const hipfile::safetensors::LoadedCheckpoint* loaded = nullptr;  // the last pass
   std::vector<Pass> passes;
+  Startup startup;
   double pinned_gbps = 0;
   double write_seconds = -1;    // -1: no --write
   std::string verify = "skipped";

@@ -124,13 +124,27 @@ void print_sources(const std::vector<std::string>& lines, std::FILE* out) {
   }
 }
 
+// "phase NAME count N time_ns N first_ns N": the library's setup and one-time work.
+void print_phases(const std::vector<std::string>& lines, std::FILE* out) {
+  if (lines.empty()) return;
+  std::fprintf(out, "%-20s %8s %12s %12s\n", "phase", "calls", "total ms", "first ms");
+  for (const std::string& line : lines) {
+    std::istringstream ls(line);
+    std::string word, name, k;
+    unsigned long long count = 0, ns = 0, first = 0;
+    ls >> word >> name >> k >> count >> k >> ns >> k >> first;
+    std::fprintf(out, "%-20s %8llu %12.3f %12.3f\n", name.c_str(), count, static_cast<double>(ns) / 1e6,
+                 static_cast<double>(first) / 1e6);
+  }
+}
+
 // Prints the report; false when it is not a hipfile-stats report.
 bool print_report(const std::string& text, std::FILE* out) {
   std::istringstream in(text);
   std::string line, word;
   if (!std::getline(in, line) || line.rfind("hipfile-stats ", 0) != 0) return false;
   std::string pid = "?", level = "?";
-  std::vector<std::string> hist, sources;
+  std::vector<std::string> hist, sources, phases;
   bool header = false, any = false;
   while (std::getline(in, line)) {
     std::istringstream ls(line);
@@ -165,10 +179,13 @@ bool print_report(const std::string& text, std::FILE* out) {
       hist.push_back(line);
     } else if (word == "source") {
       sources.push_back(line);
+    } else if (word == "phase") {
+      phases.push_back(line);
     }
   }
   if (!any) std::fprintf(out, "no I/O recorded\n");
   print_sources(sources, out);
+  print_phases(phases, out);
   for (const std::string& h : hist) {
     std::istringstream hs(h);
     std::string kind, name, op, cell;
