@@ -8,6 +8,7 @@ import os
 import struct
 import subprocess
 import sys
+import time
 import types
 
 import numpy as np
@@ -389,3 +390,52 @@ def test_a_python_allocation_failure_while_wrapping_frees_the_device_memory(path
         for s in shards:
             if os.path.exists(s):
                 os.unlink(s)
+
+
+def test_last_load_stats_add_up_to_the_call_and_name_the_library_phases(tmp_path):
+    path = str(tmp_path / "timed.safetensors")
+    raw = pattern(24 << 20, 5).tobytes()
+    reference_write(path, [("a", "U8", (len(raw),), raw), ("b", "F32", (2,), pattern(8, 6).tobytes())])
+    parts = ("open", "plan", "allocate", "register", "read", "finish")
+    for _ in range(2):
+        t = time.perf_counter()
+        out = hipfile._hipfile._load_safetensors(path, 0, None)
+        wall = time.perf_counter() - t
+        stats = out[2]
+        assert all(stats[k] >= 0 for k in parts)
+        assert sum(stats[k] for k in parts) == pytest.approx(stats["total"], rel=1e-6)
+        assert 0.95 * wall <= stats["total"] <= wall
+        assert stats["bytes_read"] == len(raw) + 8 and stats["reads"] >= 1
+        names = [hipfile._hipfile.stats()["phases"].keys()]
+        assert set(stats["library"]) == set(names[0])
+        assert stats["library"]["file_registration"]["count"] == 1
+        del out
+    loaded = load_plain(path, device=0)
+    assert loaded["a"].to_bytes() == raw
+    last = hipfile.last_load_stats()
+    assert set(parts) <= set(last) and last["library"]["file_registration"]["count"] == 1
+
+
+def test_stats_phases_count_the_setup_of_a_fresh_driver(tmp_path):
+    script = """
+import hipfile, sys
+path = sys.argv[1]
+with open(path, "wb") as f:
+    f.write(bytes(range(256)) * 8192)
+before = hipfile.stats()["phases"]
+assert all(p["count"] == 0 for p in before.values()), before
+f = hipfile.File(path, "r")
+buf = hipfile.DeviceBuffer(1 << 21, 0)
+assert f.read(buf, 1 << 21, 0) == 1 << 21
+phases = hipfile.stats()["phases"]
+for name in ("driver_open", "engine_start", "file_registration", "pinned_staging"):
+    assert phases[name]["count"] >= 1, (name, phases)
+    assert 0 < phases[name]["first_seconds"] <= phases[name]["seconds"], (name, phases)
+assert phases["teardown"]["count"] == 0
+hipfile.stats_reset()
+assert all(p["count"] == 0 and p["seconds"] == 0 for p in hipfile.stats()["phases"].values())
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", script, str(tmp_path / "f.bin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -452,4 +454,39 @@ TEST_CASE("placement over two devices: one allocation and one read per shard and
   CHECK(bad.error().code() == Errc::invalid_argument);
   CHECK(bad.error().message() == paths[1] + ": tensor 'l5': device 2 does not exist (2 found)");
   CHECK(live_device_allocations() == live);
+}
+
+TEST_CASE("a load's breakdown adds up to its wall time, and a first load opens the driver inside register") {
+  TempDir dir;
+  const std::string path = dir / "timed.safetensors";
+  const std::vector<Spec> specs{{"a", Dtype::F32, {(8u << 20) + 5}}, {"b", Dtype::U8, {3}}, {"c", Dtype::BF16, {1u << 20, 3}}};
+  const Made made = make_checkpoint(path, specs, 11);
+  while (hipFileUseCount() > 0) (void)hipFileDriverClose();  // this load opens the driver itself
+  auto c = sts::Checkpoint::open(path);
+  REQUIRE(c);
+  for (int pass = 0; pass < 2; ++pass) {
+    CAPTURE(pass);
+    const auto began = std::chrono::steady_clock::now();
+    auto loaded = sts::load(*c);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    REQUIRE(loaded);
+    const sts::LoadStats& s = loaded->stats();
+    const double parts[] = {s.plan_seconds, s.allocate_seconds, s.register_seconds, s.read_seconds, s.finish_seconds};
+    double sum = 0;
+    for (double p : parts) {
+      CHECK(p >= 0);
+      sum += p;
+    }
+    CHECK(s.total_seconds > 0);
+    CHECK(std::abs(sum - s.total_seconds) <= 1e-6 * s.total_seconds + 1e-9);
+    CHECK(s.total_seconds <= wall);
+    CHECK(s.total_seconds >= 0.95 * wall);
+    using hipfile::stats::Phase;
+    const auto& opened = s.library_phases[static_cast<std::size_t>(Phase::driver_open)];
+    CHECK(opened.count == (pass == 0 ? 1u : 0u));
+    CHECK(static_cast<double>(opened.time_ns) / 1e9 <= s.register_seconds);
+    CHECK(s.library_phases[static_cast<std::size_t>(Phase::file_registration)].count == 1);
+    CHECK(s.library_phases[static_cast<std::size_t>(Phase::engine_start)].count == (pass == 0 ? 1u : 0u));
+    for (const auto& spec : specs) CHECK(host_bytes(*loaded->find(spec.name)) == made.at(spec.name));
+  }
 }
