@@ -32,6 +32,23 @@ for k in ("seconds_best", "gbps_best", "pinned_h2d_gbps", "vs_pinned_h2d", "read
     if not isinstance(doc.get(k), (int, float)) or doc[k] < 0:
         print(f"FAIL: json {k} = {doc.get(k)!r}")
         sys.exit(1)
+# The breakdown of the first and the best pass: parts that add up to the pass's own time (the
+# JSON keeps 6 digits; a pass of a test checkpoint takes microseconds).
+parts = ("plan", "allocate", "register", "read", "finish")
+for name in ("first_pass", "best_pass"):
+    b = doc.get(name) or {}
+    if not all(isinstance(b.get(k), (int, float)) and b[k] >= 0 for k in parts + ("total",)) or \
+            abs(sum(b[k] for k in parts) - b["total"]) > 1e-3 * b["total"] + 1e-5 or \
+            not all(v["count"] >= 0 and v["seconds"] >= 0 for v in b.get("library", {}).values()) or \
+            "driver_open" not in b.get("library", {}):
+        print(f"FAIL: json {name} = {b!r}")
+        sys.exit(1)
+if abs(doc["first_pass"]["total"] - doc["seconds"][0]) > 0.05 * doc["seconds"][0] + 1e-4:
+    print(f"FAIL: first_pass total {doc['first_pass']['total']} is not the first pass's {doc['seconds'][0]} s")
+    sys.exit(1)
+if not all(isinstance(doc.get("startup", {}).get(k), (int, float)) for k in ("context", "open_checkpoint", "driver_open", "ceiling")):
+    print(f"FAIL: json startup = {doc.get('startup')!r}")
+    sys.exit(1)
 PY
 }
 
