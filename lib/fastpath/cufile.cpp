@@ -16,10 +16,14 @@
 //   - PCI P2PDMA is asked for (hipFileParamUsePcip2pdma) and cuFile reports NVMe P2P support.
 // Otherwise the driver is closed again (the library stays loaded: RTLD_NODELETE, never unloaded),
 // and the engine serves all I/O.
+// With its own search (no HIPFILE_CUFILE_LIBRARY), the library is not even loaded where the kernel
+// has neither nvidia-fs nor P2PDMA is asked for (gds_kernel_support): loading and opening
+// libcufile was most of a first driver open there, for a fastpath it would then close again.
 // Per file, cuFileHandleRegister on the library's O_DIRECT fd must succeed; otherwise the file
 // is engine-only. Every decision is logged at debug level and published in the fastpath report.
 #include "fastpath/fastpath.hpp"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <unistd.h>
@@ -274,12 +278,29 @@ std::string open_and_probe(const Config& config, Library& lib, std::string& foun
 
 }  // namespace
 
+bool gds_kernel_support(bool p2pdma_asked, const std::string& root) {
+  if (p2pdma_asked || ::access((root + "/proc/driver/nvidia-fs").c_str(), F_OK) == 0) return true;
+  DIR* dev = ::opendir((root + "/dev").c_str());
+  if (dev == nullptr) return false;
+  bool found = false;
+  while (const dirent* e = ::readdir(dev))
+    if (std::strncmp(e->d_name, "nvidia-fs", 9) == 0) found = true;
+  ::closedir(dev);
+  return found;
+}
+
 std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report) {
   report = Report{};
   const std::vector<std::string> names = candidates(config);
   if (names.empty()) {
     report.reason = "no cuFile on this build: HIPFILE_CUFILE_LIBRARY is not set and only nvidia builds search for "
                     "libcufile; every I/O uses the engine";
+    return nullptr;
+  }
+  // Its own search only: a library named in HIPFILE_CUFILE_LIBRARY is always loaded.
+  if (config.cufile_library.empty() && !gds_kernel_support(config.use_pcip2pdma)) {
+    report.reason = "no nvidia-fs kernel module (/proc/driver/nvidia-fs, /dev/nvidia-fs*) and P2PDMA not requested: "
+                    "no GPU-direct storage is possible, so libcufile is not loaded; every I/O uses the engine";
     return nullptr;
   }
   auto lib = std::make_shared<Library>();

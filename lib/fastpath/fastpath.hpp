@@ -72,6 +72,13 @@ std::shared_ptr<Fastpath> load(const Config& config);
 std::shared_ptr<Fastpath> load_cufile(const Config& config, Report& report);
 std::shared_ptr<Fastpath> load_amd_ais(const Config& config, Report& report);
 
+/// Whether this kernel can give cuFile a GPU-direct path: the nvidia-fs module
+/// (`ROOT/proc/driver/nvidia-fs`, or a `ROOT/dev/nvidia-fs*` device, as containers see it), or
+/// PCI P2PDMA when `p2pdma_asked`. Without either, libcufile can only report "no GPU-direct
+/// storage", and loading and opening it (most of a first driver open) is skipped. `root` is ""
+/// except in tests.
+bool gds_kernel_support(bool p2pdma_asked, const std::string& root = "");
+
 /// Per-file registration hook: sets file.fastpath_state when `fp` accepts the file.
 void attach(Fastpath* fp, File& file);
 

@@ -4,6 +4,7 @@
 // the test hook then proves the selection and the retry rules through the C API.
 #include "catch.hpp"
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <hipfile/hipfile.h>
 #include <hipfile/hipfile_stats.h>
 #include <unistd.h>
@@ -350,4 +351,32 @@ TEST_CASE("A registration racing the last close never survives it", "[fastpath][
   std::vector<std::byte> host(4096);
   CHECK(hipFileRead(h, host.data(), host.size(), 0, 0) == -hipFileHandleNotRegistered);
   ::close(fd);
+}
+
+TEST_CASE("gds_kernel_support: nvidia-fs in /proc or /dev, or P2PDMA asked; nothing else") {
+  std::string r = "/tmp/hipfile-gds-root-XXXXXX";
+  REQUIRE(::mkdtemp(r.data()) != nullptr);
+  auto touch = [](const std::string& path) {
+    const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+  };
+  using hipfile::fastpath::gds_kernel_support;
+  CHECK_FALSE(gds_kernel_support(false, r));  // neither /proc nor /dev
+  CHECK(gds_kernel_support(true, r));
+  REQUIRE(::mkdir((r + "/dev").c_str(), 0700) == 0);
+  touch(r + "/dev/nvidia0");
+  CHECK_FALSE(gds_kernel_support(false, r));
+  touch(r + "/dev/nvidia-fs3");
+  CHECK(gds_kernel_support(false, r));
+  REQUIRE(::unlink((r + "/dev/nvidia-fs3").c_str()) == 0);
+  REQUIRE(::mkdir((r + "/proc").c_str(), 0700) == 0);
+  REQUIRE(::mkdir((r + "/proc/driver").c_str(), 0700) == 0);
+  CHECK_FALSE(gds_kernel_support(false, r));
+  REQUIRE(::mkdir((r + "/proc/driver/nvidia-fs").c_str(), 0700) == 0);
+  CHECK(gds_kernel_support(false, r));
+  for (const char* p : {"/proc/driver/nvidia-fs", "/proc/driver", "/proc"}) (void)::rmdir((r + p).c_str());
+  (void)::unlink((r + "/dev/nvidia0").c_str());
+  (void)::rmdir((r + "/dev").c_str());
+  (void)::rmdir(r.c_str());
 }
