@@ -4,14 +4,17 @@
 #   bench/run.sh OUTDIR
 # writes OUTDIR/results.json (every hipfile-io run's JSON, in an array), OUTDIR/summary.txt
 # (each run's table, then one line per figure), OUTDIR/check.txt (hipfile-check) and
-# OUTDIR/timeline.txt (bench/timeline.py on a traced read: where a 1 GiB call idles the link).
+# OUTDIR/timeline.txt (bench/timeline.py on a traced read: where a 1 GiB call idles the link) and
+# OUTDIR/first_load.{txt,json} (bench/first_load.py: the first load in fresh processes).
 # It configures and builds $BUILD (default build-gpu, platform=nvidia, release) when the tools
 # are missing. The whole set stays near 5 minutes so it fits a 10-minute device command:
 # each measurement is 2-3 passes, best and median reported.
 # Environment: BUILD, DATA_DIR (default /tmp; needs O_DIRECT, so not /dev/shm), SIZE (default
 # 8G), COMMIT (recorded in the summary where the tree has no .git), SMALL (default 1G: the async and verify passes), QUICK=1 (SIZE=1G SMALL=256M, a smoke
 # run), PLATFORM (default nvidia), SLOW_REPS (default 2: passes of the write figures), COLD_REPS
-# (default 3: passes of the cold-read figures).
+# (default 3: passes of the cold-read figures), FIRST_LOAD (default 1; 0 leaves out the
+# first-load figures, "only" runs them alone: about 3 minutes, more the first time the 7.4 GB
+# checkpoint is made in DATA_DIR), PASSES (default 3: fresh processes per loader).
 set -u
 out=${1:?usage: bench/run.sh OUTDIR}
 mkdir -p "$out"
@@ -47,6 +50,29 @@ start=$(date +%s)
     command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
     echo "data: $read_file, $write_file ($size)"
 } >> "$summary"
+
+# The first load in fresh processes (bench/first_load.py), after the engine's figures:
+# safetensors, the Python binding and hipfile-load, each in new processes; first against later
+# loads; the phases of a first load. Needs PyTorch, safetensors and the binding in $BUILD/python;
+# said and left out otherwise.
+first_load_figures() {
+    if PYTHONPATH=$build/python python3 -c "import torch, safetensors, hipfile" > /dev/null 2>&1; then
+        PYTHONPATH=$build/python timeout 500 python3 "$here/bench/first_load.py" --load "$build/tools/hipfile-load" \
+            --dir "$data_dir" --passes "${PASSES:-3}" --out "$out" > "$out/first_load.txt" 2>&1
+        rc=$?
+        [ $rc -eq 0 ] || failures=$((failures + 1))
+        { echo "== first load (bench/first_load.py, exit $rc)"; cat "$out/first_load.txt"; echo; } >> "$summary"
+    else
+        echo "== first load: left out (python3 cannot import torch, safetensors and $build/python's hipfile)" >> "$summary"
+    fi
+}
+
+first_load=${FIRST_LOAD:-1}
+if [ "$first_load" = only ]; then
+    first_load_figures
+    cat "$summary"
+    exit $failures
+fi
 
 "$build/tools/hipfile-check" "$data_dir" > "$out/check.txt" 2>&1
 echo "hipfile-check $data_dir: exit $? ($(tail -1 "$out/check.txt"))" >> "$summary"
@@ -140,6 +166,8 @@ figure read-batch $common -s "$small" -b 64k -t 1 -n 3 --random --api batch --ba
 # Correctness of the measured paths on this GPU: every byte checked (untimed).
 figure verify-read $common -s "$small" -b 16M -t 4 -n 1 --register --verify --baselines none
 figure verify-write $wcommon --create -w -s "$small" -b 16M -t 4 -n 1 --direct --verify --baselines none
+
+if [ "$first_load" != 0 ]; then first_load_figures; fi
 
 sh "$here/bench/json_array.sh" "$tmp" > "$out/results.json"
 
