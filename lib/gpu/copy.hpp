@@ -42,11 +42,11 @@ inline hipError_t copy_to_host_async(void* dst, const void* src, std::size_t byt
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, stream);
 }
 
-/// Pinned host memory that every device's copies may use (portable). Freed with free_pinned.
-inline hipError_t alloc_pinned(void*& host, std::size_t bytes) noexcept {
-  return hipHostMalloc(&host, bytes, hipHostMallocPortable);
-}
-inline hipError_t free_pinned(void* host) noexcept { return hipHostFree(host); }
+/// Pinned host memory that every device's copies may use (portable), page-aligned: anonymous
+/// memory the calling thread faults in, then pins (gpu/hip.cpp says why not hipHostMalloc).
+/// Freed with free_pinned and the same size; null with the error on failure.
+hipError_t alloc_pinned(void*& host, std::size_t bytes) noexcept;
+hipError_t free_pinned(void* host, std::size_t bytes) noexcept;
 
 /// Pins existing memory (whole pages) for the device to read only: page-cache pages of a
 /// read-only mapping. The pin belongs to the current device's context (it is not portable), so

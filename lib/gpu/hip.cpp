@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "gpu/hip.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <new>
@@ -198,6 +201,35 @@ hipError_t stream_wait_geq32(hipStream_t stream, void* device_word, std::uint32_
   // stream's worker, hip-cuda maps it onto cuStreamWaitValue32_v2.
   hipError_t e = hipStreamWaitValue32(stream, device_word, value, hipStreamWaitValueGte, 0xFFFFFFFFu);
   if (e != hipSuccess) (void)hipGetLastError();
+  return e;
+}
+
+// Pinned staging is made of anonymous memory that the calling thread faults in and then pins,
+// not of hipHostMalloc: the GPU driver serialises hipHostMalloc's page allocation across threads,
+// so the engine's workers, which make their lanes at once at the first large read, waited on each
+// other for most of a first load's extra time; faulting pages in runs on each worker's own thread
+// (bench/RESULTS.md, "The first load"). Huge pages are asked for (fewer faults and pins) where the
+// kernel gives them. fork()ed children do not inherit it: a child never uses its parent's lanes,
+// and pinned pages shared copy-on-write would be the parent's no longer.
+hipError_t alloc_pinned(void*& host, std::size_t bytes) noexcept {
+  host = nullptr;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return hipErrorOutOfMemory;
+  (void)::madvise(p, bytes, MADV_HUGEPAGE);
+  (void)::madvise(p, bytes, MADV_DONTFORK);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  for (std::size_t at = 0; at < bytes; at += page) static_cast<volatile unsigned char*>(p)[at] = 0;
+  if (hipError_t e = hipHostRegister(p, bytes, hipHostRegisterPortable); e != hipSuccess) {
+    ::munmap(p, bytes);
+    return e;
+  }
+  host = p;
+  return hipSuccess;
+}
+
+hipError_t free_pinned(void* host, std::size_t bytes) noexcept {
+  const hipError_t e = hipHostUnregister(host);
+  ::munmap(host, bytes);
   return e;
 }
 

@@ -57,8 +57,8 @@ hipError_t Lane::make(unsigned depth, bool follows_null_stream) {
 }
 
 hipError_t Lane::make_slot(Slot& s) noexcept {
-  // One extra page so the usable start can be page-aligned whatever the runtime returns:
-  // O_DIRECT needs aligned memory.
+  // O_DIRECT needs aligned memory: the start is aligned to a page, and one page of slack keeps
+  // the slot whole should an allocation ever come back unaligned.
   if (hipError_t e = gpu::alloc_pinned(s.raw, slot_bytes_ + kPage); e != hipSuccess) {
     s.raw = nullptr;
     return e;
@@ -78,7 +78,7 @@ Lane::~Lane() {
   trace_.reset();
   for (Slot& s : slots_) {
     if (s.done) (void)gpu::destroy_event(s.done);
-    if (s.raw) (void)gpu::free_pinned(s.raw);
+    if (s.raw) (void)gpu::free_pinned(s.raw, slot_bytes_ + kPage);
   }
   if (drained_) (void)gpu::destroy_event(drained_);
   if (stream_) (void)gpu::destroy_stream(stream_);

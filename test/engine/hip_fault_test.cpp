@@ -61,7 +61,7 @@ TEST_CASE("A staging allocation failure is reported and retried on the next requ
   TempFile f(n, 72);
   Registered r(f.path(), O_RDONLY);
   DeviceMem mem(n);
-  hipcpuInjectFault("hipHostMalloc", 1, 1, hipErrorOutOfMemory);
+  hipcpuInjectFault("hipHostRegister", 1, 1, hipErrorOutOfMemory);  // pinning the staging slot
   CHECK(hipFileRead(r.handle, mem.get(), n, 0, 0) == -hipFileHipDriverError);
   hipcpuClearFaults();
   REQUIRE(hipFileRead(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
@@ -98,6 +98,8 @@ TEST_CASE("Staging memory is allocated once and reused", "[hip]") {
     REQUIRE(hipFileRead(r.handle, mem.get(), 4096, 4096, 0) == 4096);
     REQUIRE(hipFileWrite(r.handle, mem.get(), n, 0, 0) == static_cast<ssize_t>(n));
   }
+  // Staging slots are pinned with hipHostRegister; the mapped path's pins are read-only ones.
+  CHECK(hipcpuCallCount("hipHostRegister") == hipcpuCallCount("hipHostRegister.ReadOnly"));
   CHECK(hipcpuCallCount("hipHostMalloc") == 0);
   CHECK(hipcpuCallCount("hipStreamCreateWithFlags") == 0);
   CHECK(hipcpuCallCount("hipMemcpyAsync") > 0);

@@ -54,8 +54,8 @@ TEST_CASE("A large read of a cached file goes through pinned page-cache pages", 
   CAPTURE(off);
   hipcpuResetCallCounts();
   CHECK(read_checked(r, n - off, off, file) == static_cast<ssize_t>(n - off));
-  CHECK(hipcpuCallCount("hipHostRegister") > 0);
-  CHECK(hipcpuCallCount("hipHostUnregister") == hipcpuCallCount("hipHostRegister"));
+  CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") > 0);
+  CHECK(hipcpuCallCount("hipHostUnregister") == hipcpuCallCount("hipHostRegister.ReadOnly"));
 }
 
 TEST_CASE("A mapped read past the end of file returns the short count", "[mapped]") {
@@ -71,7 +71,7 @@ TEST_CASE("A mapped read past the end of file returns the short count", "[mapped
   DeviceMem mem(want + 2 * pad);
   fill_device(mem.get(), 0x5c, mem.size());
   REQUIRE(hipFileRead(r.handle, mem.bytes() + pad, want, 0, 0) == static_cast<ssize_t>(n));
-  CHECK(hipcpuCallCount("hipHostRegister") > 0);
+  CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") > 0);
   auto back = to_host(mem.get(), mem.size());
   std::vector<std::byte> expect(mem.size(), std::byte{0x5c});
   std::copy(file.begin(), file.end(), expect.begin() + pad);
@@ -85,12 +85,12 @@ TEST_CASE("When pinning page-cache pages fails the read is staged and still exac
   TempFile f(n, 93);
   const auto file = pattern(n, 93);
   Registered r(f.path(), O_RDONLY);
-  hipcpuInjectFault("hipHostRegister", 1, 1, hipErrorOutOfMemory);
+  hipcpuInjectFault("hipHostRegister.ReadOnly", 1, 1, hipErrorOutOfMemory);
   CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
   hipcpuClearFaults();
   hipcpuResetCallCounts();
   CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
-  CHECK(hipcpuCallCount("hipHostRegister") == 0);  // this file is staged from now on
+  CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") == 0);  // this file is staged from now on
 }
 
 TEST_CASE("Small reads and HIPFILE_MAPPED_READS=false stage; O_DIRECT clients map", "[mapped]") {
@@ -103,14 +103,14 @@ TEST_CASE("Small reads and HIPFILE_MAPPED_READS=false stage; O_DIRECT clients ma
     Registered r(f.path(), O_RDONLY);
     hipcpuResetCallCounts();
     CHECK(read_checked(r, 8 * kMiB, 0, file) == static_cast<ssize_t>(8 * kMiB));
-    CHECK(hipcpuCallCount("hipHostRegister") == 0);
+    CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") == 0);
   }
   SECTION("an O_DIRECT client of a resident file maps too: O_DIRECT would read the disk again") {
     if (!supports_odirect(f.path())) return;
     Registered r(f.path(), O_RDONLY | O_DIRECT);
     hipcpuResetCallCounts();
     CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
-    CHECK(hipcpuCallCount("hipHostRegister") > 0);
+    CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") > 0);
   }
   SECTION("switched off") {
     ClosedDriver::close_all();
@@ -119,7 +119,7 @@ TEST_CASE("Small reads and HIPFILE_MAPPED_READS=false stage; O_DIRECT clients ma
       Registered r(f.path(), O_RDONLY);
       hipcpuResetCallCounts();
       CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
-      CHECK(hipcpuCallCount("hipHostRegister") == 0);
+      CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") == 0);
     }
     ::unsetenv("HIPFILE_MAPPED_READS");
   }
@@ -168,8 +168,8 @@ std::vector<Way> ways_of_reads(Adjust adjust, std::size_t n, off_t off, std::siz
       for (std::size_t i = 0; i < reads; ++i) {
         hipcpuResetCallCounts();
         CHECK(read_checked(r, n - static_cast<std::size_t>(off), off, file) == static_cast<ssize_t>(n) - off);
-        pinned.push_back(hipcpuCallCount("hipHostRegister") > 0);
-        if (seen_reads) seen_reads->push_back({new_log_lines(log.path(), seen), hipcpuCallCount("hipHostMalloc") > 0});
+        pinned.push_back(hipcpuCallCount("hipHostRegister.ReadOnly") > 0);
+        if (seen_reads) seen_reads->push_back({new_log_lines(log.path(), seen), hipcpuCallCount("hipHostRegister") > hipcpuCallCount("hipHostRegister.ReadOnly")});
       }
     }
     ClosedDriver::close_all();  // the last close writes the trace
@@ -282,7 +282,7 @@ TEST_CASE("A file not in the page cache is staged", "[mapped][environment]") {
   Registered r(f.path(), O_RDONLY);
   hipcpuResetCallCounts();
   CHECK(read_checked(r, n, 0, file) == static_cast<ssize_t>(n));
-  CHECK(hipcpuCallCount("hipHostRegister") == 0);
+  CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") == 0);
 }
 TEST_CASE("A file that shrinks during a mapped read gives a short count, never SIGBUS", "[mapped]") {
   ::setenv("HIPFILE_THREADS", "2", 1);
@@ -299,13 +299,13 @@ TEST_CASE("A file that shrinks during a mapped read gives a short count, never S
     // Truncate as soon as the first piece is being pinned: later pieces are past the new end.
     std::atomic<bool> done{false};
     std::thread cutter([&] {
-      while (!done && hipcpuCallCount("hipHostRegister") < 1 + static_cast<unsigned>(round)) std::this_thread::yield();
+      while (!done && hipcpuCallCount("hipHostRegister.ReadOnly") < 1 + static_cast<unsigned>(round)) std::this_thread::yield();
       REQUIRE(::truncate(f.c_str(), static_cast<off_t>(shrunk)) == 0);
     });
     const ssize_t got = hipFileRead(r.handle, mem.get(), n, 0, 0);
     done = true;
     cutter.join();
-    CHECK(hipcpuCallCount("hipHostRegister") > 0);  // the mapped path was taken
+    CHECK(hipcpuCallCount("hipHostRegister.ReadOnly") > 0);  // the mapped path was taken
     REQUIRE(got >= 0);
     REQUIRE(static_cast<std::size_t>(got) <= n);
     const auto m = static_cast<std::size_t>(got);

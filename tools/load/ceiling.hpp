@@ -6,8 +6,8 @@
 
 namespace hipfile::tools::load {
 
-/// GB/s of hipMemcpy from hipHostMalloc memory to each GPU of @p devices (256 MiB blocks,
-/// 1 GiB per GPU after one untimed block), summed over the GPUs. Throws Failure.
+/// GB/s of hipMemcpy from hipHostMalloc memory to each GPU of @p devices (64 MiB blocks,
+/// 512 MiB per GPU after one untimed block), summed over the GPUs. Throws Failure.
 double pinned_h2d_gbps(const std::vector<int>& devices);
 
 }  // namespace hipfile::tools::load

@@ -32,7 +32,7 @@ DESCRIPTION
     and GPU, filled by one hipFileRead per shard and GPU where the tensors are contiguous,
     all shards and GPUs at once. It reports the tensors, bytes, seconds and GB/s (1e9
     bytes/s), and the rate as a ratio of the pinned host-to-device copy rate (hipMemcpy from
-    hipHostMalloc memory, 256 MiB blocks, 1 GiB per GPU), measured in the same run before
+    hipHostMalloc memory, 64 MiB blocks, 512 MiB per GPU), measured in the same run before
     the load; with several GPUs the ceiling is the sum of theirs.
     The library's driver is opened before the first pass, so its start is not timed. The
     first pass also sets up the engine's pinned staging; --reps > 1 shows the steady rate.

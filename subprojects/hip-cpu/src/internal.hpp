@@ -4,6 +4,7 @@
 #pragma once
 
 #include <hip/hip_runtime_api.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -66,9 +67,10 @@ struct Allocation {
     // HIP_POINTER_ATTRIBUTE_BUFFER_ID: never reused, so an allocation that comes back at a freed
     // one's address is told apart from it (GPU runtimes reuse addresses as soon as they are free).
     unsigned long long id;
+    pid_t owner;  // the process that made it (a forked child inherits the parent's)
     Allocation(MemKind k, int dev, std::uintptr_t b, std::size_t s, std::size_t m, unsigned f,
                unsigned char *view)
-        : kind(k), device(dev), base(b), size(s), mapped(m), flags(f), rw(view), id(next_id()) {}
+        : kind(k), device(dev), base(b), size(s), mapped(m), flags(f), rw(view), id(next_id()), owner(getpid()) {}
     ~Allocation();
     Allocation(const Allocation &) = delete;
     Allocation &operator=(const Allocation &) = delete;

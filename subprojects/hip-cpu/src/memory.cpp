@@ -29,14 +29,18 @@ struct Registry {
     // the only candidate to contain p.
     std::map<std::uintptr_t, AllocationRef> by_base;
     std::array<std::size_t, kMaxDevices> live_device{};  // hipMalloc'ed, not yet hipFree'd
-    std::size_t live_host = 0;                           // hipHostMalloc'ed, not yet freed
+    std::size_t live_host = 0;                           // pinned host memory (pinned_host), live
     std::size_t live_host_bytes = 0;                     // their sizes
     std::size_t peak_host_bytes = 0;                     // the most live_host_bytes has been
+    std::atomic<pid_t> pid{getpid()};                    // the process whose registrations these are
 };
+
+void forget_parents_registrations(Registry &r);
 
 // Leaked on purpose: worker threads may drop the last reference to an allocation at exit.
 Registry &registry() {
     static Registry *r = new Registry;
+    if (r->pid.load(std::memory_order_relaxed) != getpid()) forget_parents_registrations(*r);
     return *r;
 }
 
@@ -73,16 +77,53 @@ bool overlaps_locked(Registry &r, std::uintptr_t a, std::size_t n, AllocationRef
     return false;
 }
 
+// Pinned host memory the program holds: hipHostMalloc'ed, or registered other than read-only
+// (a read-only registration pins pages of a file mapping for a while, not memory of its own).
+bool pinned_host(const Allocation &al) {
+    return al.kind == MemKind::PinnedHost || (al.kind == MemKind::RegisteredHost && (al.flags & 0x8u) == 0);
+}
+
+void count_in_locked(Registry &r, const Allocation &al) {
+    if (al.kind == MemKind::Device) ++r.live_device[std::size_t(al.device)];
+    if (pinned_host(al)) {
+        ++r.live_host;
+        r.live_host_bytes += al.size;
+        r.peak_host_bytes = std::max(r.peak_host_bytes, r.live_host_bytes);
+    }
+}
+
+void count_out_locked(Registry &r, const Allocation &al) {
+    if (al.kind == MemKind::Device) --r.live_device[std::size_t(al.device)];
+    if (pinned_host(al)) {
+        --r.live_host;
+        r.live_host_bytes -= al.size;
+    }
+}
+
+// In a child of fork(), at its first use of the registry: the parent's hipHostRegister ranges are
+// forgotten. The child does not inherit memory the parent marked MADV_DONTFORK, and the kernel
+// may hand those addresses out again, to a registration or an allocation of the child's; a real
+// runtime's state does not survive fork at all.
+void forget_parents_registrations(Registry &r) {
+    std::unique_lock g(r.m);
+    const pid_t me = getpid();
+    if (r.pid.load() == me) return;
+    for (auto it = r.by_base.begin(); it != r.by_base.end();) {
+        if (it->second->kind == MemKind::RegisteredHost && it->second->owner != me) {
+            count_out_locked(r, *it->second);
+            it = r.by_base.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    r.pid.store(me);
+}
+
 void insert(const AllocationRef &al) {
     Registry &r = registry();
     std::unique_lock g(r.m);
     r.by_base.emplace(al->base, al);
-    if (al->kind == MemKind::Device) ++r.live_device[std::size_t(al->device)];
-    if (al->kind == MemKind::PinnedHost) {
-        ++r.live_host;
-        r.live_host_bytes += al->size;
-        r.peak_host_bytes = std::max(r.peak_host_bytes, r.live_host_bytes);
-    }
+    count_in_locked(r, *al);
 }
 
 // Remove the allocation that starts exactly at p and is of kind k. Null if there is none.
@@ -93,11 +134,7 @@ AllocationRef remove(const void *p, MemKind k) {
     if (it == r.by_base.end() || it->second->kind != k) return nullptr;
     AllocationRef al = std::move(it->second);
     r.by_base.erase(it);
-    if (k == MemKind::Device) --r.live_device[std::size_t(al->device)];
-    if (k == MemKind::PinnedHost) {
-        --r.live_host;
-        r.live_host_bytes -= al->size;
-    }
+    count_out_locked(r, *al);
     return al;
 }
 
@@ -313,6 +350,12 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags) 
     if (hostPtr == nullptr || sizeBytes == 0) return ret(hipErrorInvalidValue);
     // Default/Portable/Mapped plus HIP's IoMemory (4) and ReadOnly (8).
     if ((flags & ~0xFu) != 0) return ret(hipErrorInvalidValue);
+    if (flags & 0x8u) {
+        // Counted and faulted apart too, as "hipHostRegister.ReadOnly": tests tell pins of
+        // page-cache pages from registrations of memory the program allocated.
+        static ::hipcpu::ApiSlot &read_only = ::hipcpu::api_slot("hipHostRegister.ReadOnly");
+        if (hipError_t injected = ::hipcpu::api_enter(read_only); injected != hipSuccess) return ret(injected);
+    }
     if (hipError_t e = check_devices()) return ret(e);
     const auto a = reinterpret_cast<std::uintptr_t>(hostPtr);
     if (a + sizeBytes < a) return ret(hipErrorInvalidValue);
@@ -340,8 +383,10 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags) 
             return ret(hipErrorInvalidValue);
         }
     }
-    r.by_base.emplace(a, std::make_shared<Allocation>(MemKind::RegisteredHost, hipcpu::current_device(), a,
-                                                      sizeBytes, snapshot, flags, view));
+    auto registered = std::make_shared<Allocation>(MemKind::RegisteredHost, hipcpu::current_device(), a, sizeBytes,
+                                                   snapshot, flags, view);
+    r.by_base.emplace(a, registered);
+    hipcpu::count_in_locked(r, *registered);
     return hipSuccess;
 }
 

@@ -41,11 +41,12 @@ HIPCPU_API_EXPORT void hipcpuResetCallCounts(void);
 /* Number of hipMalloc allocations on `device` that have not been hipFree'd (0 for a bad id). */
 HIPCPU_API_EXPORT size_t hipcpuLiveDeviceAllocations(int device);
 
-/* Number of hipHostMalloc allocations that have not been hipHostFree'd. */
+/* Pinned host memory the program holds: hipHostMalloc allocations not yet hipHostFree'd, and
+ * hipHostRegister ranges (other than read-only ones) not yet unregistered. */
 HIPCPU_API_EXPORT size_t hipcpuLiveHostAllocations(void);
 
-/* The most bytes of hipHostMalloc memory live at once (their sizes as asked), since the start or
- * the last reset; `reset` non-zero starts the peak again from what is live now. */
+/* The most bytes of that pinned host memory live at once (their sizes as asked), since the start
+ * or the last reset; `reset` non-zero starts the peak again from what is live now. */
 HIPCPU_API_EXPORT size_t hipcpuPeakHostBytes(int reset);
 
 /*
