@@ -7,8 +7,9 @@
 # OUTDIR/timeline.txt (bench/timeline.py on a traced read: where a 1 GiB call idles the link) and
 # OUTDIR/first_load.{txt,json} (bench/first_load.py: the first load in fresh processes).
 # It configures and builds $BUILD (default build-gpu, platform=nvidia, release) when the tools
-# are missing. The whole set stays near 5 minutes so it fits a 10-minute device command:
-# each measurement is 2-3 passes, best and median reported.
+# are missing. The engine's set stays near 5 minutes and the first load adds about 3: on a
+# device whose commands are limited to 10 minutes, run them apart (FIRST_LOAD=0, then
+# FIRST_LOAD=only). Each measurement is 2-3 passes, best and median reported.
 # Environment: BUILD, DATA_DIR (default /tmp; needs O_DIRECT, so not /dev/shm), SIZE (default
 # 8G), COMMIT (recorded in the summary where the tree has no .git), SMALL (default 1G: the async and verify passes), QUICK=1 (SIZE=1G SMALL=256M, a smoke
 # run), PLATFORM (default nvidia), SLOW_REPS (default 2: passes of the write figures), COLD_REPS
