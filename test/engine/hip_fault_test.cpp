@@ -3,6 +3,7 @@
 // -hipFileHipDriverError, never as a raw -hipError_t, and the engine recovers. Staging memory is
 // allocated once and reused.
 #include "../c_api/helpers.hpp"
+#include "gpu/copy.hpp"
 
 #ifdef __HIP_PLATFORM_CPU__
 #include <hip/hip_cpu.h>
@@ -235,5 +236,26 @@ TEST_CASE("Unregistered managed memory the runtime cannot bound is refused", "[h
   CHECK(std::memcmp(managed, pattern(n, 78).data(), n) == 0);
   REQUIRE(hipFileBufDeregister(managed).err == hipFileSuccess);
   HIP_CHECK(hipFree(managed));
+}
+TEST_CASE("Pinned staging memory: page-aligned, registered while it lives, gone after; a failed pin leaves nothing", "[hip]") {
+  const std::size_t live = hipcpuLiveHostAllocations();
+  const std::size_t bytes = (4u << 20) + 4096;
+  void* p = nullptr;
+  REQUIRE(hipfile::gpu::alloc_pinned(p, bytes) == hipSuccess);
+  REQUIRE(p != nullptr);
+  CHECK(reinterpret_cast<std::uintptr_t>(p) % 4096 == 0);
+  CHECK(hipcpuLiveHostAllocations() == live + 1);
+  std::memset(p, 0x3c, bytes);
+  DeviceMem mem(bytes);
+  HIP_CHECK(hipMemcpy(mem.get(), p, bytes, hipMemcpyHostToDevice));
+  CHECK(to_host(mem.get(), bytes) == std::vector<std::byte>(bytes, std::byte{0x3c}));
+  CHECK(hipfile::gpu::free_pinned(p, bytes) == hipSuccess);
+  CHECK(hipcpuLiveHostAllocations() == live);
+  hipcpuInjectFault("hipHostRegister", 1, 1, hipErrorOutOfMemory);
+  void* q = reinterpret_cast<void*>(1);
+  CHECK(hipfile::gpu::alloc_pinned(q, bytes) == hipErrorOutOfMemory);
+  hipcpuClearFaults();
+  CHECK(q == nullptr);
+  CHECK(hipcpuLiveHostAllocations() == live);
 }
 #endif
