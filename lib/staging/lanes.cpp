@@ -14,10 +14,6 @@
 
 namespace hipfile::engine {
 
-namespace {
-constexpr std::size_t kPage = 4096;
-}
-
 std::unique_ptr<Lane> Lane::create(int device, unsigned depth, std::size_t slot_bytes, Status& st, WaitMode wait,
                                    bool follows_null_stream) {
   sys::PhaseTimer timed(sys::Phase::PinnedStaging);
@@ -57,14 +53,9 @@ hipError_t Lane::make(unsigned depth, bool follows_null_stream) {
 }
 
 hipError_t Lane::make_slot(Slot& s) noexcept {
-  // O_DIRECT needs aligned memory: the start is aligned to a page, and one page of slack keeps
-  // the slot whole should an allocation ever come back unaligned.
-  if (hipError_t e = gpu::alloc_pinned(s.raw, slot_bytes_ + kPage); e != hipSuccess) {
-    s.raw = nullptr;
-    return e;
-  }
-  auto addr = reinterpret_cast<std::uintptr_t>(s.raw);
-  s.host = reinterpret_cast<std::byte*>((addr + kPage - 1) & ~std::uintptr_t{kPage - 1});
+  void* host = nullptr;
+  if (hipError_t e = gpu::alloc_pinned(host, slot_bytes_); e != hipSuccess) return e;
+  s.host = static_cast<std::byte*>(host);
   if (hipError_t e = gpu::create_event(s.done, wait_ == WaitMode::block); e != hipSuccess) {
     s.done = nullptr;
     return e;
@@ -78,7 +69,7 @@ Lane::~Lane() {
   trace_.reset();
   for (Slot& s : slots_) {
     if (s.done) (void)gpu::destroy_event(s.done);
-    if (s.raw) (void)gpu::free_pinned(s.raw, slot_bytes_ + kPage);
+    if (s.host) (void)gpu::free_pinned(s.host, slot_bytes_);
   }
   if (drained_) (void)gpu::destroy_event(drained_);
   if (stream_) (void)gpu::destroy_stream(stream_);

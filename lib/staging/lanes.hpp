@@ -21,8 +21,7 @@
 namespace hipfile::engine {
 
 struct Slot {
-  std::byte* host = nullptr;   // page-aligned start inside `raw`
-  void* raw = nullptr;         // what hipHostMalloc returned
+  std::byte* host = nullptr;   // pinned, page-aligned (gpu::alloc_pinned), as O_DIRECT needs
   hipEvent_t done = nullptr;   // recorded after the copy that uses this slot
   bool busy = false;
   void* pinned_pages = nullptr;  // mapped path: page-cache range registered for the copy, if any
