@@ -8,6 +8,7 @@
 
 #include <hip/hip_cpu.h>
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -32,15 +33,21 @@ struct Registry {
     std::size_t live_host = 0;                           // pinned host memory (pinned_host), live
     std::size_t live_host_bytes = 0;                     // their sizes
     std::size_t peak_host_bytes = 0;                     // the most live_host_bytes has been
-    std::atomic<pid_t> pid{getpid()};                    // the process whose registrations these are
+    std::atomic<bool> forked{false};                     // this is a child of fork() that has not looked yet
 };
 
 void forget_parents_registrations(Registry &r);
 
-// Leaked on purpose: worker threads may drop the last reference to an allocation at exit.
+// Leaked on purpose: worker threads may drop the last reference to an allocation at exit. A
+// child of fork() is told by a flag its fork handler sets (nothing there may take a lock), and
+// forgets its parent's registrations at its first use of the registry.
 Registry &registry() {
-    static Registry *r = new Registry;
-    if (r->pid.load(std::memory_order_relaxed) != getpid()) forget_parents_registrations(*r);
+    static Registry *r = [] {
+        auto *made = new Registry;
+        (void)pthread_atfork(nullptr, nullptr, [] { registry().forked.store(true, std::memory_order_relaxed); });
+        return made;
+    }();
+    if (r->forked.load(std::memory_order_relaxed)) forget_parents_registrations(*r);
     return *r;
 }
 
@@ -106,8 +113,8 @@ void count_out_locked(Registry &r, const Allocation &al) {
 // runtime's state does not survive fork at all.
 void forget_parents_registrations(Registry &r) {
     std::unique_lock g(r.m);
+    if (!r.forked.exchange(false)) return;  // another thread of the child forgot them first
     const pid_t me = getpid();
-    if (r.pid.load() == me) return;
     for (auto it = r.by_base.begin(); it != r.by_base.end();) {
         if (it->second->kind == MemKind::RegisteredHost && it->second->owner != me) {
             count_out_locked(r, *it->second);
@@ -116,7 +123,6 @@ void forget_parents_registrations(Registry &r) {
             ++it;
         }
     }
-    r.pid.store(me);
 }
 
 void insert(const AllocationRef &al) {
