@@ -260,7 +260,6 @@ Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& o
   auto buffers = allocate(checkpoint, *plan);
   if (!buffers) return fail(buffers.error());
   stats.allocate_seconds = clock.lap();
-  std::optional<LoadedCheckpoint> out;
   {
     auto files = register_shards(checkpoint, *plan, options.direct);
     if (!files) return fail(files.error());
@@ -268,12 +267,12 @@ Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& o
     if (auto r = read_all(checkpoint, *plan, *files, *buffers, options); !r) return fail(r.error());
     stats.read_seconds = clock.lap();
   }  // the files are deregistered here
-  out.emplace(assemble(checkpoint, *plan, *buffers));
+  LoadedCheckpoint out = assemble(checkpoint, *plan, *buffers);
   stats.finish_seconds = clock.lap();
   stats.total_seconds = clock.total();
   stats.library_phases = clock.library_phases();
-  out->set_stats(stats);
-  return std::move(*out);
+  out.set_stats(stats);
+  return out;
 }
 
 Result<LoadedCheckpoint> load(const std::string& path, const LoadOptions& options) {
