@@ -23,8 +23,9 @@ def last_load_stats():
     A dict of seconds, in order: "open" (the files and their headers), "plan", "allocate"
     (device memory), "register" (the files; an implicit driver open included), "read", "finish";
     "total" (the whole call into the library, which they add up to), "bytes_read", "reads", and
-    "library": {phase: {"count", "seconds"}}, what the library's phases (hipfile.stats()
-    ["phases"]) took during the load: "driver_open" inside "register"; inside "read", as time
+    "library": {phase: {"count", "seconds", "first_seconds"}}, what the library's phases
+    (hipfile.stats()["phases"]) took during the load (first_seconds where the phase first ran
+    in it): "driver_open" inside "register"; inside "read", as time
     summed over the engine's threads, "engine_start", "thread_start", "pinned_staging",
     "path_trials", "mapping". See doc/safetensors.md, "Where a load's time goes".
     """

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <hipfile++/error.hpp>
+#include <hipfile++/stats.hpp>
 
 #include <pybind11/pybind11.h>
 
@@ -90,6 +91,10 @@ class DeviceScope {
   int previous_ = -1;
   int device_ = -1;
 };
+
+/// {name: {"count", "seconds", "first_seconds"}} of the library's setup phases (stats.cpp): all
+/// of them (hipfile.stats()) or those during one load (last_load_stats()).
+py::dict phase_dict(const hipfile::stats::Phases& phases);
 
 void bind_errors(py::module_& m);
 void bind_device_buffer(py::module_& m);

@@ -60,7 +60,7 @@ std::vector<std::string> tensor_names(py::handle names) {
 }
 
 // Where a load's time went: {"open", "plan", "allocate", "register", "read", "finish": seconds,
-// "total": their sum as measured, "bytes_read", "reads", "library": {phase: {"count", "seconds"}}}.
+// "total": their sum as measured, "bytes_read", "reads", "library": phase_dict of the load}.
 py::dict load_stats(const st::LoadStats& s, double open_seconds) {
   py::dict d;
   d["open"] = open_seconds;
@@ -72,14 +72,7 @@ py::dict load_stats(const st::LoadStats& s, double open_seconds) {
   d["total"] = open_seconds + s.total_seconds;
   d["bytes_read"] = s.bytes_read;
   d["reads"] = s.reads;
-  py::dict library;
-  for (std::size_t i = 0; i < s.library_phases.size(); ++i) {
-    py::dict p;
-    p["count"] = s.library_phases[i].count;
-    p["seconds"] = static_cast<double>(s.library_phases[i].time_ns) / 1e9;
-    library[hipfile::stats::name(static_cast<hipfile::stats::Phase>(i))] = p;
-  }
-  d["library"] = library;
+  d["library"] = phase_dict(s.library_phases);
   return d;
 }
 

@@ -17,22 +17,6 @@ py::dict counters(const hipFileStatsCounters_t& c) {
   return d;
 }
 
-// {name: {"count", "seconds", "first_seconds"}} for every phase (kept at every level).
-py::dict phases() {
-  auto p = hipfile::stats::phases();
-  if (!p) raise_error(p.error(), "reading the phase times");
-  py::dict out;
-  for (std::size_t i = 0; i < p->size(); ++i) {
-    const auto& t = (*p)[i];
-    py::dict d;
-    d["count"] = t.count;
-    d["seconds"] = static_cast<double>(t.time_ns) / 1e9;
-    d["first_seconds"] = static_cast<double>(t.first_ns) / 1e9;
-    out[hipfile::stats::name(static_cast<hipfile::stats::Phase>(i))] = d;
-  }
-  return out;
-}
-
 py::dict level1() {
   auto s = hipfile::stats::level1();
   if (!s) raise_error(s.error(), "reading the statistics");
@@ -44,7 +28,9 @@ py::dict level1() {
   };
   py::dict out;
   out["level"] = s->level;
-  out["phases"] = phases();
+  auto phases = hipfile::stats::phases();  // kept at every level
+  if (!phases) raise_error(phases.error(), "reading the phase times");
+  out["phases"] = phase_dict(*phases);
   for (const auto& [name, path] : paths) {
     py::dict ops;
     ops["read"] = counters(hipfile::stats::at(*s, path, hipfile::stats::Op::read));
@@ -55,6 +41,19 @@ py::dict level1() {
 }
 
 }  // namespace
+
+py::dict phase_dict(const hipfile::stats::Phases& phases) {
+  py::dict out;
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const auto& t = phases[i];
+    py::dict d;
+    d["count"] = t.count;
+    d["seconds"] = static_cast<double>(t.time_ns) / 1e9;
+    d["first_seconds"] = static_cast<double>(t.first_ns) / 1e9;
+    out[hipfile::stats::name(static_cast<hipfile::stats::Phase>(i))] = d;
+  }
+  return out;
+}
 
 void bind_stats(py::module_& m) {
   m.def("stats", &level1, R"(The library's level-1 statistics: {"level": N, PATH: {"read"|"write": {"ops",
