@@ -2,7 +2,8 @@
 // The binding of <hipfile-safetensors/safetensors.hpp>: _load_safetensors hands the loaded allocations
 // over to DeviceBuffer objects (so Python, and through DLPack PyTorch, owns and frees them)
 // and describes the tensors in them; _save_safetensors writes tensors from any buffers.
-// hipfile/_safetensors.py builds the public functions on these.
+// hipfile/_safetensors.py builds the public functions on these. It also defines the helpers
+// st_bridge.hpp shares with the bindings of Checkpoint, fill() and TensorStream.
 #include <hipfile-safetensors/safetensors.hpp>
 
 #include <pybind11/stl.h>
@@ -12,12 +13,9 @@
 
 #include "binding.hpp"
 #include "device_buffer.hpp"
+#include "st_bridge.hpp"
 
 namespace hipfile::py_binding {
-
-namespace st = hipfile::safetensors;
-
-namespace {
 
 [[noreturn]] void raise_st(const st::Error& e) {
   const std::string message = e.message();
@@ -37,17 +35,6 @@ namespace {
   py::object exc = type(fs_text(message), std::string(st::errc_name(e.code())), fs_text(e.file()), fs_text(e.tensor()));
   PyErr_SetObject(type.ptr(), exc.ptr());
   throw py::error_already_set();
-}
-
-// Each allocation owned by a DeviceBuffer object; until one is, @p memory frees it when
-// something below throws (a failed Python allocation).
-py::list wrap_allocations(std::vector<DeviceBuffer>& memory, const std::vector<st::Allocation>& allocations) {
-  py::list buffers;
-  for (std::size_t i = 0; i < memory.size(); ++i) {
-    auto wrapped = std::make_unique<PyDeviceBuffer>(std::move(memory[i]), allocations[i].bytes, allocations[i].device);
-    buffers.append(py::cast(std::move(wrapped)));
-  }
-  return buffers;
 }
 
 std::vector<std::string> tensor_names(py::handle names) {
@@ -74,6 +61,25 @@ py::dict load_stats(const st::LoadStats& s, double open_seconds) {
   d["reads"] = s.reads;
   d["library"] = phase_dict(s.library_phases);
   return d;
+}
+
+py::tuple shape_tuple(const std::vector<std::uint64_t>& shape) {
+  py::tuple out(shape.size());
+  for (std::size_t i = 0; i < shape.size(); ++i) out[i] = py::int_(shape[i]);
+  return out;
+}
+
+namespace {
+
+// Each allocation owned by a DeviceBuffer object; until one is, @p memory frees it when
+// something below throws (a failed Python allocation).
+py::list wrap_allocations(std::vector<DeviceBuffer>& memory, const std::vector<st::Allocation>& allocations) {
+  py::list buffers;
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    auto wrapped = std::make_unique<PyDeviceBuffer>(std::move(memory[i]), allocations[i].bytes, allocations[i].device);
+    buffers.append(py::cast(std::move(wrapped)));
+  }
+  return buffers;
 }
 
 // (allocations: [DeviceBuffer], tensors: [(name, dtype, shape, allocation or None, offset, nbytes)],
@@ -112,8 +118,7 @@ py::tuple load(py::handle path, int device, py::object names) {
   py::list buffers = wrap_allocations(memory, allocations);
   py::list described;
   for (const auto& t : tensors) {
-    py::tuple shape(t.shape.size());
-    for (std::size_t i = 0; i < t.shape.size(); ++i) shape[i] = py::int_(t.shape[i]);
+    py::tuple shape = shape_tuple(t.shape);
     py::object alloc = py::none();
     std::size_t offset = 0;
     if (t.bytes != 0) {
@@ -159,6 +164,9 @@ void save(py::handle path, py::list tensors, std::map<std::string, std::string> 
 void bind_safetensors(py::module_& m) {
   m.def("_load_safetensors", &load, py::arg("path"), py::arg("device"), py::arg("names") = py::none());
   m.def("_save_safetensors", &save, py::arg("path"), py::arg("tensors"), py::arg("metadata"));
+  bind_checkpoint(m);
+  bind_stream(m);
+  bind_fill(m);
 }
 
 }  // namespace hipfile::py_binding
