@@ -3,14 +3,10 @@
 // (shard, device), and runs the plan's reads on several threads.
 #include <hipfile-safetensors/load.hpp>
 
-#include <fcntl.h>
 #include <hip/hip_runtime_api.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <chrono>
 #include <cstddef>
 #include <mutex>
 #include <optional>
@@ -19,30 +15,15 @@
 #include <hipfile++/file.hpp>
 
 #include "fail.hpp"
-#include "fd.hpp"
+#include "load_clock.hpp"
 #include "plan.hpp"
+#include "select.hpp"
+#include "shard_files.hpp"
 #include "workers.hpp"
 
 namespace hipfile::safetensors {
 namespace detail {
 namespace {
-
-/// Checkpoint indices of the selected tensors, in checkpoint order.
-Result<std::vector<std::size_t>> select(const Checkpoint& c, const LoadOptions& o) {
-  std::vector<char> wanted(c.tensors().size(), o.names.empty() ? 1 : 0);
-  for (const auto& name : o.names) {
-    const TensorInfo* t = c.find(name);
-    if (t == nullptr)
-      return fail(Errc::no_such_tensor,
-                  !c.index_path().empty() ? c.index_path() : c.shards().empty() ? "" : c.shards().front().path, name,
-                  "is not in the checkpoint");
-    wanted[static_cast<std::size_t>(t - c.tensors().data())] = 1;
-  }
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < wanted.size(); ++i)
-    if (wanted[i] && (!o.filter || o.filter(c.tensors()[i]))) out.push_back(i);
-  return out;
-}
 
 /// The device of each selected tensor, each checked against the devices the runtime has.
 Result<std::vector<int>> place(const Checkpoint& c, const std::vector<std::size_t>& selected, const LoadOptions& o) {
@@ -63,47 +44,6 @@ Result<std::vector<int>> place(const Checkpoint& c, const std::vector<std::size_
   return devices;
 }
 
-/// Every shard that load() reads still has the size it had when opened.
-Result<void> check_sizes(const Checkpoint& c, const std::vector<std::size_t>& selected) {
-  std::vector<char> checked(c.shards().size(), 0);
-  for (std::size_t i : selected) {
-    const TensorInfo& t = c.tensors()[i];
-    if (checked[t.shard]++) continue;
-    const Shard& s = c.shards()[t.shard];
-    const std::int64_t now = file_size(c.shard_fd(t.shard));
-    if (now < 0) return fail(Errc::io_error, s.path, "", "fstat", hipfile::Error::from_errno(static_cast<int>(-now)));
-    if (static_cast<std::uint64_t>(now) != s.size)
-      return fail(Errc::shard_changed, s.path, t.name,
-                  "the file is now " + std::to_string(now) + " bytes; it was " + std::to_string(s.size) +
-                      " when the checkpoint was opened");
-  }
-  return {};
-}
-
-/// A descriptor of the same open file as @p fd: a duplicate, or with @p direct an O_DIRECT
-/// reopen through /proc/self/fd (the same inode, whatever happened to the name since), a
-/// duplicate where the file system refuses O_DIRECT. -1 with errno on failure.
-int reopen(int fd, bool direct) noexcept {
-  if (direct) {
-    const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    const int d = hipfile::detail::open_retry(self.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC, 0);
-    if (d >= 0 || errno != EINVAL) return d;
-  }
-  return ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-}
-
-/// A hipfile::File of shard @p i's file (a descriptor of its own: the checkpoint keeps its one).
-Result<File> register_shard(const Checkpoint& c, std::size_t i, bool direct) {
-  const int fd = reopen(c.shard_fd(i), direct);
-  if (fd < 0) return fail(Errc::io_error, c.shards()[i].path, "", "reopen", hipfile::Error::last_errno());
-  auto f = File::adopt(fd);
-  if (!f) {
-    hipfile::detail::close_quietly(fd);
-    return fail(Errc::io_error, c.shards()[i].path, "", "hipFileHandleRegister", f.error());
-  }
-  return std::move(*f);
-}
-
 /// The name of the first tensor of shard @p shard with bytes in [offset, offset + n).
 std::string tensor_at(const Checkpoint& c, std::size_t shard, std::uint64_t offset, std::uint64_t n) {
   for (const auto& t : c.tensors())
@@ -113,12 +53,8 @@ std::string tensor_at(const Checkpoint& c, std::size_t shard, std::uint64_t offs
 
 /// The error of a failed read: the file, the tensor at the read's start, where, and why.
 Error read_error(const Checkpoint& c, const Group& g, const Read& r, const hipfile::Error& cause) {
-  const std::string& path = c.shards()[g.shard].path;
-  const std::string name = tensor_at(c, g.shard, r.file_offset, r.bytes);
-  const std::string where = std::to_string(r.bytes) + " bytes at offset " + std::to_string(r.file_offset);
-  if (cause.sys_errno() == ENODATA)
-    return Error(Errc::shard_changed, path, name, "the file ended while reading " + where + " (did it shrink?)");
-  return Error(Errc::io_error, path, name, "reading " + where + " into device " + std::to_string(g.device), cause);
+  return read_failure(c.shards()[g.shard].path, tensor_at(c, g.shard, r.file_offset, r.bytes), r.bytes, r.file_offset,
+                      cause, " into device " + std::to_string(g.device));
 }
 
 /// Runs every read: one thread per group and parallel_reads (at most kMaxThreads; fewer when
@@ -174,18 +110,6 @@ Result<std::vector<DeviceBuffer>> allocate(const Checkpoint& c, const Plan& plan
   return buffers;
 }
 
-/// A registered File of each shard the plan reads from (the others stay empty).
-Result<std::vector<File>> register_shards(const Checkpoint& c, const Plan& plan, bool direct) {
-  std::vector<File> files(c.shards().size());
-  for (const Group& g : plan.groups) {
-    if (files[g.shard] || g.reads.empty()) continue;
-    auto f = register_shard(c, g.shard, direct);
-    if (!f) return fail(f.error());
-    files[g.shard] = std::move(*f);
-  }
-  return files;
-}
-
 /// The loaded checkpoint: a view per placed tensor, then the buffers handed over.
 LoadedCheckpoint assemble(const Checkpoint& c, const Plan& plan, std::vector<DeviceBuffer>& buffers) {
   LoadedCheckpoint out;
@@ -199,47 +123,18 @@ LoadedCheckpoint assemble(const Checkpoint& c, const Plan& plan, std::vector<Dev
   return out;
 }
 
-/// The laps of one load on the steady clock, and the library's phases since it began.
-class LoadClock {
- public:
-  LoadClock() : began_(clock::now()), lap_(began_), phases_(hipfile::stats::phases().value_or(hipfile::stats::Phases{})) {}
-  /// Seconds since the last lap (or the start).
-  double lap() {
-    const auto now = clock::now();
-    const double s = std::chrono::duration<double>(now - lap_).count();
-    lap_ = now;
-    return s;
-  }
-  /// Seconds from the start to the last lap.
-  double total() const { return std::chrono::duration<double>(lap_ - began_).count(); }
-  /// The library's phase times since the start.
-  hipfile::stats::Phases library_phases() const {
-    hipfile::stats::Phases now = hipfile::stats::phases().value_or(phases_);
-    for (std::size_t i = 0; i < now.size(); ++i) {
-      if (now[i].count < phases_[i].count) continue;  // the statistics were reset during the load
-      now[i].count -= phases_[i].count;
-      now[i].time_ns -= phases_[i].time_ns;
-      now[i].first_ns = phases_[i].count == 0 ? now[i].first_ns : 0;
-    }
-    return now;
-  }
-
- private:
-  using clock = std::chrono::steady_clock;
-  clock::time_point began_, lap_;
-  hipfile::stats::Phases phases_;
-};
-
 /// The plan of a load whose options and selection were checked.
 Result<Plan> checked_plan(const Checkpoint& c, const LoadOptions& o) {
   if (o.parallel_reads > kMaxParallelReads)
     return fail(Errc::invalid_argument, "", "", "parallel_reads " + std::to_string(o.parallel_reads) +
                                                     " is above the maximum of " + std::to_string(kMaxParallelReads));
-  auto selected = select(c, o);
+  auto selected = select_tensors(c, o.names, o.filter);
   if (!selected) return fail(selected.error());
   auto devices = place(c, *selected, o);
   if (!devices) return fail(devices.error());
-  if (auto r = check_sizes(c, *selected); !r) return fail(r.error());
+  std::vector<char> used(c.shards().size(), 0);
+  for (std::size_t i : *selected) used[c.tensors()[i].shard] = 1;
+  if (auto r = check_shard_sizes(c, used); !r) return fail(r.error());
   const std::uint64_t step = o.progress && o.progress_step > 0 ? o.progress_step : UINT64_MAX;
   return make_plan(c.tensors(), *selected, *devices, step, o.parallel_reads);
 }
@@ -261,7 +156,9 @@ Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& o
   if (!buffers) return fail(buffers.error());
   stats.allocate_seconds = clock.lap();
   {
-    auto files = register_shards(checkpoint, *plan, options.direct);
+    std::vector<char> used(checkpoint.shards().size(), 0);
+    for (const Group& g : plan->groups) used[g.shard] |= !g.reads.empty();
+    auto files = register_shards(checkpoint, used, options.direct);
     if (!files) return fail(files.error());
     stats.register_seconds = clock.lap();
     if (auto r = read_all(checkpoint, *plan, *files, *buffers, options); !r) return fail(r.error());

@@ -45,6 +45,9 @@ enum class Errc {
   invalid_argument,      ///< a bad device, tensor description or option
   io_error,              ///< a system or hipFile call failed (cause())
   device_error,          ///< a HIP runtime call (allocation, copy) failed (cause())
+  shape_mismatch,        ///< a destination whose shape or size is not the tensor's (or its slice's)
+  unexpected_tensor,     ///< a tensor of the checkpoint that no destination takes
+  invalid_slice,         ///< a slice outside its tensor's shape, or of a dtype packed below a byte
 };
 
 /// "invalid_json", ...: the code's name, for bindings and --json output.
@@ -54,7 +57,8 @@ enum class Errc {
       "header_not_object", "invalid_entry", "invalid_metadata", "unknown_dtype", "invalid_shape",
       "offsets_out_of_range", "offsets_out_of_order", "offsets_overlap", "offsets_gap", "size_mismatch",
       "duplicate_name", "invalid_index", "missing_shard", "missing_tensor", "shard_changed",
-      "no_such_tensor", "dtype_mismatch", "invalid_argument", "io_error", "device_error"};
+      "no_such_tensor", "dtype_mismatch", "invalid_argument", "io_error", "device_error", "shape_mismatch",
+      "unexpected_tensor", "invalid_slice"};
   return names[static_cast<int>(c)];
 }
 

@@ -38,4 +38,7 @@
 #include "checkpoint.hpp"
 #include "loaded.hpp"
 #include "load.hpp"
+#include "slice.hpp"
+#include "fill.hpp"
+#include "stream.hpp"
 #include "write.hpp"

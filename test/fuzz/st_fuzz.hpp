@@ -111,7 +111,7 @@ inline void check_tiling(const std::vector<st::TensorInfo>& tensors, std::uint64
 /// A refusal has one of the codes the library declares, says why, and its message grows at
 /// most linearly with the input (no value rendered without bound).
 inline void check_error(const st::Error& e, std::size_t input_size) {
-  require(static_cast<int>(e.code()) >= 0 && e.code() <= st::Errc::device_error, "error code out of range");
+  require(static_cast<int>(e.code()) >= 0 && e.code() <= st::Errc::invalid_slice, "error code out of range");
   require(!e.what().empty(), "error " + std::string(st::errc_name(e.code())) + " without a reason");
   const std::size_t bound = 4 * input_size + 4096;
   require(e.message().size() <= bound,

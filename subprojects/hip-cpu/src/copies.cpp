@@ -3,6 +3,8 @@
 // call is made (as HIP does), so queued work only ever touches memory that was checked.
 #include "internal.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace {
@@ -49,7 +51,10 @@ bool kind_fits(const AllocationRef &al, bool device_side) {
     return true;
 }
 
-hipError_t prepare_copy(void *dst, const void *src, std::size_t n, hipMemcpyKind kind, Side *d, Side *s) {
+// dst..dst+dn and src..src+sn: the bytes each side's copy touches (a 2-D copy's rows span more
+// than the bytes it moves).
+hipError_t prepare_copy(void *dst, std::size_t dn, const void *src, std::size_t sn, hipMemcpyKind kind, Side *d,
+                        Side *s) {
     if (dst == nullptr || src == nullptr) return hipErrorInvalidValue;
     AllocationRef dal = hipcpu::find_allocation(dst);
     AllocationRef sal = hipcpu::find_allocation(src);
@@ -71,8 +76,8 @@ hipError_t prepare_copy(void *dst, const void *src, std::size_t n, hipMemcpyKind
     default:
         return hipErrorInvalidMemcpyDirection;
     }
-    if (hipError_t e = translate(dst, n, dal, d)) return e;
-    return translate(src, n, sal, s);
+    if (hipError_t e = translate(dst, dn, dal, d)) return e;
+    return translate(src, sn, sal, s);
 }
 
 hipError_t prepare_set(void *dst, std::size_t n, Side *d) {
@@ -87,6 +92,16 @@ hipcpu::Op copy_op(Side d, Side s, std::size_t n) {
     // memmove: device-to-device copies within one allocation may overlap.
     return [d = std::move(d), s = std::move(s), n] {
         std::memmove(d.addr, s.addr, n);
+        return hipSuccess;
+    };
+}
+
+// Rows of a 2-D copy: each side's rows checked as one range, from the first row's start to the
+// last row's end.
+hipcpu::Op copy_rows_op(Side d, std::size_t dpitch, Side s, std::size_t spitch, std::size_t width,
+                        std::size_t height) {
+    return [d = std::move(d), s = std::move(s), dpitch, spitch, width, height] {
+        for (std::size_t r = 0; r < height; ++r) std::memmove(d.addr + r * dpitch, s.addr + r * spitch, width);
         return hipSuccess;
     };
 }
@@ -118,7 +133,7 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind
     if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
     if (sizeBytes == 0) return hipSuccess;
     Side d, s;
-    if (hipError_t e = prepare_copy(dst, src, sizeBytes, kind, &d, &s)) return ret(e);
+    if (hipError_t e = prepare_copy(dst, sizeBytes, src, sizeBytes, kind, &d, &s)) return ret(e);
     return ret(run_sync(copy_op(std::move(d), std::move(s), sizeBytes)));
 }
 
@@ -130,8 +145,25 @@ hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcp
     if (!st) return ret(hipErrorInvalidHandle);
     if (sizeBytes == 0) return hipSuccess;
     Side d, s;
-    if (hipError_t e = prepare_copy(dst, src, sizeBytes, kind, &d, &s)) return ret(e);
+    if (hipError_t e = prepare_copy(dst, sizeBytes, src, sizeBytes, kind, &d, &s)) return ret(e);
     hipcpu::enqueue(st, copy_op(std::move(d), std::move(s), sizeBytes));
+    return hipSuccess;
+}
+
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                            hipMemcpyKind kind, hipStream_t stream) {
+    HIPCPU_ENTER();
+    hipcpu::ContextShared context(hipcpu::context_lock());
+    if (hipcpu::device_count() == 0) return ret(hipErrorNoDevice);
+    hipcpu::StreamRef st = hipcpu::resolve_stream(stream);
+    if (!st) return ret(hipErrorInvalidHandle);
+    if (width > dpitch || width > spitch) return ret(hipErrorInvalidPitchValue);
+    if (width == 0 || height == 0) return hipSuccess;
+    if (height - 1 > (SIZE_MAX - width) / std::max(dpitch, spitch)) return ret(hipErrorInvalidValue);
+    Side d, s;
+    if (hipError_t e = prepare_copy(dst, (height - 1) * dpitch + width, src, (height - 1) * spitch + width, kind, &d, &s))
+        return ret(e);
+    hipcpu::enqueue(st, copy_rows_op(std::move(d), dpitch, std::move(s), spitch, width, height));
     return hipSuccess;
 }
 

@@ -212,6 +212,15 @@ hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcp
     return ret(cudaMemcpyAsync(dst, src, sizeBytes, k, cu(stream)));
 }
 
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                            hipMemcpyKind kind, hipStream_t stream) {
+    cudaMemcpyKind k;
+    if (!valid_kind(kind, &k)) return invalid(hipErrorInvalidMemcpyDirection);
+    if (width == 0 || height == 0) return hipSuccess;
+    if (!dst || !src) return invalid();
+    return ret(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, k, cu(stream)));
+}
+
 hipError_t hipMemset(void *dst, int value, size_t sizeBytes) {
     if (sizeBytes == 0) return hipSuccess;
     if (!dst) return invalid();

@@ -313,6 +313,10 @@ HIPCPU_API_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes,
 HIPCPU_API_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
 HIPCPU_API_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes,
                                             hipMemcpyKind kind, hipStream_t stream HIPCPU_DPARM(0));
+/* height rows of width bytes, each pitch bytes after the one before on its side. */
+HIPCPU_API_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                              size_t width, size_t height, hipMemcpyKind kind,
+                                              hipStream_t stream HIPCPU_DPARM(0));
 HIPCPU_API_EXPORT hipError_t hipMemset(void *dst, int value, size_t sizeBytes);
 HIPCPU_API_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes,
                                             hipStream_t stream HIPCPU_DPARM(0));

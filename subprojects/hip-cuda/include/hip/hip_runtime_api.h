@@ -256,6 +256,8 @@ hipError_t hipHostGetDevicePointer(void **devPtr, void *hostPtr, unsigned int fl
 hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
 hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
                           hipStream_t stream);
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                            hipMemcpyKind kind, hipStream_t stream);
 hipError_t hipMemset(void *dst, int value, size_t sizeBytes);
 hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream);
 
