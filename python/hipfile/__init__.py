@@ -3,7 +3,9 @@
 
 Buffers are anything with __cuda_array_interface__ (CuPy, PyTorch, Numba), __dlpack__ on a
 device, hipfile.DeviceBuffer, or host memory through the buffer protocol (bytes-like objects,
-NumPy arrays). See doc/python.md.
+NumPy arrays). Checkpoints: load_safetensors, load_safetensors_into (into tensors you have, or
+slices of them), stream_safetensors, and hipfile.safetensors, a drop-in for the safetensors
+package. See doc/python.md.
 """
 
 import enum as _enum
@@ -39,6 +41,10 @@ for _cls in (Error, CheckpointError, MissingTensorError):
 
 from ._tensor import Tensor  # noqa: E402
 from ._safetensors import last_load_stats, load_safetensors, save_safetensors  # noqa: E402
+from ._destination import Slice  # noqa: E402
+from ._fill import load_safetensors_into  # noqa: E402
+from ._stream import stream_safetensors  # noqa: E402
+from . import safetensors  # noqa: E402
 
 platform = _hipfile.platform
 
@@ -59,9 +65,13 @@ __all__ = [
     "library_version",
     "MissingTensorError",
     "load_safetensors",
+    "load_safetensors_into",
     "platform",
     "register",
     "save_safetensors",
+    "safetensors",
+    "Slice",
+    "stream_safetensors",
     "set_stats_level",
     "stats",
     "stats_level",

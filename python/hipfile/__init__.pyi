@@ -3,7 +3,10 @@
 
 import enum
 import os
-from typing import Any, Iterable, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Tuple, Union
+
+from . import safetensors as safetensors
+from ._error import SafetensorError as _SafetensorError
 
 from ._hipfile import (
     DeviceBuffer as DeviceBuffer,
@@ -71,7 +74,7 @@ class Error(OSError):
     def __init__(self, message: str, errno: Optional[int] = None, op_error: Optional[int] = None,
                  hip_error: int = 0, filename: Optional[str] = None) -> None: ...
 
-class CheckpointError(ValueError):
+class CheckpointError(_SafetensorError, ValueError):
     message: str
     code: str
     file: str
@@ -102,3 +105,16 @@ def load_safetensors(path_or_index: Union[str, bytes, os.PathLike], device: Any 
 def last_load_stats() -> Optional[dict[str, Any]]: ...
 def save_safetensors(tensors: Mapping[str, Any], path: Union[str, bytes, os.PathLike],
                      metadata: Optional[Mapping[str, str]] = None) -> None: ...
+
+class Slice(NamedTuple):
+    dim: int
+    start: int
+    stop: int
+
+def load_safetensors_into(path_or_index: Union[str, bytes, os.PathLike, Iterable[Union[str, bytes, os.PathLike]]],
+                          tensors: Mapping[str, Any], *, strict: bool = True, allow_missing: Optional[bool] = None,
+                          allow_unexpected: Optional[bool] = None, parallel_reads: int = 4,
+                          progress: Union[None, bool, Callable[[int, int], Any]] = None) -> dict[str, Any]: ...
+def stream_safetensors(path_or_index: Union[str, bytes, os.PathLike], device: Any = "cuda:0",
+                       names: Optional[Iterable[str]] = None, budget: Optional[int] = None,
+                       as_torch: Optional[bool] = None) -> Iterator[Tuple[str, Any]]: ...

@@ -45,7 +45,14 @@ def _op_error(value):
         return value
 
 
-class CheckpointError(ValueError):
+class SafetensorError(Exception):
+    """What the safetensors package raises (safetensors.SafetensorError): the base of
+    CheckpointError and MissingTensorError, so code that catches it keeps working with
+    hipfile.safetensors. hipfile.safetensors also raises it alone where safetensors does (a
+    closed file, an unknown framework, an index it cannot slice with)."""
+
+
+class CheckpointError(SafetensorError, ValueError):
     """A safetensors checkpoint that is malformed, or a request it cannot satisfy.
 
     Attributes:

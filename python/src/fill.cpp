@@ -8,7 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,12 +86,12 @@ class ProgressBridge {
     try {
       callback_(done, total);
     } catch (py::error_already_set& e) {
-      error_.emplace(std::move(e));
+      error_ = std::make_unique<py::error_already_set>(std::move(e));
     }
   }
 
   py::object callback_;
-  std::optional<py::error_already_set> error_;
+  std::unique_ptr<py::error_already_set> error_;  // a pointer: GCC 12 misreads an optional's payload
 };
 
 py::list string_list(const std::vector<std::string>& names) {
