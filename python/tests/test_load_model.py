@@ -270,6 +270,28 @@ def test_mixed_dtypes_in_one_file(folder):
     assert torch.equal(target.down.weight, source.down.weight)
 
 
+def test_non_contiguous_parameter_is_filled_through_a_copy(folder):
+    source = seeded(1)
+    path = save(file_state(source), folder)
+    target = seeded(2)
+    target.up.weight = torch.nn.Parameter(torch.zeros(HIDDEN, INNER).t())  # a transposed view
+    assert not target.up.weight.is_contiguous()
+    ht.load_model(target, path)
+    assert not target.up.weight.is_contiguous()
+    assert_same_state(source, target)
+
+
+def test_conversion_batches_never_hold_more_than_the_largest_temporary():
+    from types import SimpleNamespace
+
+    from hipfile._filling import _batches
+
+    sizes = [7, 3, 3, 1, 10, 2, 8, 8, 1]
+    batches = list(_batches([SimpleNamespace(nbytes=n) for n in sizes]))
+    assert [[j.nbytes for j in b] for b in batches] == [[7, 3], [3, 1], [10], [2, 8], [8, 1]]
+    assert list(_batches([])) == []
+
+
 # --- files -----------------------------------------------------------------------------------
 
 def write_sharded(source, folder, index=True):
