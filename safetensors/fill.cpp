@@ -217,6 +217,9 @@ Result<FillResult> fill(const Checkpoint& checkpoint, std::span<const Destinatio
   for (const Target& t : *targets)
     if (t.tensor != nullptr && t.geometry.bytes() > 0) used[t.tensor->shard] = 1;
   if (auto r = check_shard_sizes(checkpoint, used); !r) return fail(r.error());
+  for (std::size_t i = 0; i < targets->size(); ++i)
+    if ((*targets)[i].tensor != nullptr && (*targets)[i].geometry.bytes() > 0)
+      result.device_bytes[device_of(destinations[i].data)] += (*targets)[i].geometry.bytes();
   const std::vector<Job> jobs = make_jobs(*targets);
   result.stats.reads = jobs.size();
   result.stats.plan_seconds = clock.lap();
@@ -232,6 +235,7 @@ Result<FillResult> fill(const Checkpoint& checkpoint, std::span<const Destinatio
   result.stats.finish_seconds = clock.lap();
   result.stats.total_seconds = clock.total();
   result.stats.library_phases = clock.library_phases();
+  result.stats.path_bytes = clock.library_path_bytes();
   return result;
 }
 

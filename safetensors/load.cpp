@@ -168,6 +168,7 @@ Result<LoadedCheckpoint> load(const Checkpoint& checkpoint, const LoadOptions& o
   stats.finish_seconds = clock.lap();
   stats.total_seconds = clock.total();
   stats.library_phases = clock.library_phases();
+  stats.path_bytes = clock.library_path_bytes();
   out.set_stats(stats);
   return out;
 }

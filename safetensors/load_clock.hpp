@@ -6,7 +6,9 @@
  */
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstdint>
 
 #include <hipfile++/stats.hpp>
 
@@ -14,7 +16,11 @@ namespace hipfile::safetensors::detail {
 
 class LoadClock {
  public:
-  LoadClock() : began_(clock::now()), lap_(began_), phases_(hipfile::stats::phases().value_or(hipfile::stats::Phases{})) {}
+  LoadClock()
+      : began_(clock::now()),
+        lap_(began_),
+        phases_(hipfile::stats::phases().value_or(hipfile::stats::Phases{})),
+        paths_(path_bytes_now()) {}
   /// Seconds since the last lap (or the start).
   double lap() {
     const auto now = clock::now();
@@ -38,10 +44,28 @@ class LoadClock {
     return now;
   }
 
+  /// Bytes read on each of the library's paths since the start (0 where statistics are off or
+  /// were reset during the load).
+  std::array<std::uint64_t, 4> library_path_bytes() const {
+    auto now = path_bytes_now();
+    for (std::size_t p = 0; p < now.size(); ++p) now[p] = now[p] >= paths_[p] ? now[p] - paths_[p] : 0;
+    return now;
+  }
+
  private:
+  static std::array<std::uint64_t, 4> path_bytes_now() {
+    std::array<std::uint64_t, 4> out{};
+    auto s = hipfile::stats::level1();
+    if (!s) return out;
+    for (std::size_t p = 0; p < out.size(); ++p)
+      out[p] = hipfile::stats::at(*s, static_cast<hipfile::stats::Path>(p), hipfile::stats::Op::read).bytes;
+    return out;
+  }
+
   using clock = std::chrono::steady_clock;
   clock::time_point began_, lap_;
   hipfile::stats::Phases phases_;
+  std::array<std::uint64_t, 4> paths_;
 };
 
 }  // namespace hipfile::safetensors::detail

@@ -15,7 +15,8 @@
 namespace hipfile::safetensors::detail {
 namespace {
 
-/// The device whose memory @p p is, or -1 for host memory (pinned, registered or unknown to HIP).
+}  // namespace
+
 int device_of(const void* p) {
   hipPointerAttribute_t a{};
   if (hipPointerGetAttributes(&a, p) != hipSuccess) {
@@ -24,6 +25,8 @@ int device_of(const void* p) {
   }
   return a.type == hipMemoryTypeDevice || a.type == hipMemoryTypeManaged ? a.device : -1;
 }
+
+namespace {
 
 /// Runs with @p device current and restores the calling thread's device afterwards: the caller's
 /// own thread is one of the reading threads.

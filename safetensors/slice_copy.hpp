@@ -20,6 +20,9 @@ namespace hipfile::safetensors::detail {
 /// its length).
 inline constexpr std::uint64_t kStagingBytes = std::uint64_t{8} << 20;
 
+/// The device whose memory @p p is, or -1 for host memory (pinned, registered or unknown to HIP).
+int device_of(const void* p);
+
 /// @p rows rows of @p width bytes, each @p pitch bytes after the one before in file @p fd from
 /// @p file_offset; they go to @p dst, one after the other.
 struct RowBlock {

@@ -241,6 +241,7 @@ LoadStats TensorStream::stats() const noexcept {
   s.bytes_read = state_->bytes_read;
   s.total_seconds = s.read_seconds = state_->clock.elapsed();
   s.library_phases = state_->clock.library_phases();
+  s.path_bytes = state_->clock.library_path_bytes();
   return s;
 }
 

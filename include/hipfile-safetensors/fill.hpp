@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,6 +63,7 @@ struct FillResult {
   LoadStats stats;
   std::vector<std::string> missing;     ///< destinations' names the checkpoint lacks (allow_missing)
   std::vector<std::string> unexpected;  ///< tensors no destination named (allow_unexpected), in checkpoint order
+  std::map<int, std::uint64_t> device_bytes;  ///< bytes placed in each device's memory; -1: host memory
 };
 
 /**

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -67,6 +68,13 @@ struct LoadStats {
   /// driver open inside register_seconds, and, inside read_seconds, the engine's start, its
   /// threads, pinned staging, read-path trials and mapping (thread time, which may overlap).
   hipfile::stats::Phases library_phases{};
+  /// Bytes the library read during the load on each of its paths, indexed by
+  /// hipfile::stats::Path (engine, host, cufile, amd), from its level-1 statistics: 0 at
+  /// statistics level 0, and without the preads of strided slices, which bypass the library.
+  std::array<std::uint64_t, 4> path_bytes{};
+
+  /// bytes_read over total_seconds, in GB/s (0 for an instant load).
+  [[nodiscard]] double gb_per_s() const noexcept { return total_seconds > 0 ? bytes_read / total_seconds / 1e9 : 0; }
 };
 
 /**

@@ -210,7 +210,14 @@ TEST_CASE("every dtype fills whole into device and host memory, guards intact") 
   CHECK(r->missing.empty());
   CHECK(r->unexpected.empty());
   CHECK(r->stats.bytes_read == c->bytes());
-  CHECK(r->stats.reads >= specs.size() - 1);  // the empty tensor needs no read
+  CHECK(r->stats.reads >= specs.size() - 1);
+  std::uint64_t on_device = 0, on_host = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i) (i % 2 == 0 ? on_device : on_host) += spec_bytes(specs[i]);
+  CHECK(r->device_bytes == std::map<int, std::uint64_t>{{-1, on_host}, {0, on_device}});
+  // Whole tensors go through the library: device memory on the engine, host memory directly.
+  CHECK(r->stats.path_bytes[static_cast<int>(hipfile::stats::Path::engine)] == on_device);
+  CHECK(r->stats.path_bytes[static_cast<int>(hipfile::stats::Path::host)] == on_host);
+  CHECK(r->stats.gb_per_s() > 0);  // the empty tensor needs no read
   std::sort(filled.begin(), filled.end());
   CHECK(filled.size() == dests.size());
   CHECK(std::adjacent_find(filled.begin(), filled.end()) == filled.end());

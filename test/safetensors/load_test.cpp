@@ -78,6 +78,7 @@ TEST_CASE("every dtype, empty, scalar and odd-sized tensors load byte for byte i
   REQUIRE(loaded);
   CHECK(read_requests() - before == 1);  // the whole data section, one hipFileRead
   REQUIRE(loaded->allocations().size() == 1);
+  CHECK(loaded->stats().path_bytes[static_cast<int>(hipfile::stats::Path::engine)] == c->bytes());
   CHECK(loaded->allocations()[0].bytes == c->bytes());
   CHECK(loaded->bytes() == c->bytes());
   for (const auto& s : specs) {
