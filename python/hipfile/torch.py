@@ -52,10 +52,9 @@ def load_model(module, path_or_dir, *, device=None, strict=True, tp_plan=None, r
     if error is not None:
         raise error
     _refuse_meta_buffers(module)
-    device = _target_device(device)
-    _materialize(jobs, device)
     reads, shared, readers, share = _share(jobs, shared_read, group)
     progress = Progress(progress, sum(j.nbytes for j in reads))
+    _materialize(jobs, _target_device(device))  # after every check: a refused call leaves the module as it was
     try:
         count = fill_jobs(checkpoint, reads, progress)
     finally:

@@ -368,9 +368,11 @@ def test_progress_true_draws_a_line_on_stderr(folder, capsys):
 
 def test_progress_of_another_type_is_a_type_error(folder):
     path = save(file_state(seeded(1)), folder)
+    target = TinyLM(device="meta")
     with pytest.raises(TypeError) as info:
-        ht.load_model(seeded(2), path, progress=3)
+        ht.load_model(target, path, device="cpu", progress=3)
     assert str(info.value) == "hipfile: progress must be True, False, None or a callable(done, total), not int"
+    assert target.up.weight.is_meta  # refused before anything was made
 
 
 # --- tensor parallel -------------------------------------------------------------------------
