@@ -4,12 +4,15 @@
 #include "args.hpp"
 #include "ceiling.hpp"
 #include "errors.hpp"
+#include "fill_pass.hpp"
 #include "options.hpp"
 #include "page_cache.hpp"
 #include "paths.hpp"
+#include "placed.hpp"
 #include "printable.hpp"
 #include "progress.hpp"
 #include "report.hpp"
+#include "slices.hpp"
 #include "stopwatch.hpp"
 #include "verify.hpp"
 
@@ -144,20 +147,45 @@ int run(const Options& o, const std::string& command) {
   r.pinned_gbps = pinned_h2d_gbps(o.devices);
   r.startup.ceiling = step.seconds();
 
-  sts::LoadedCheckpoint loaded;
+  std::vector<Part> parts;
+  if (o.slicing()) {
+    auto p = plan_parts(c, chosen, o);
+    if (!p) raise(p.error());
+    parts = std::move(*p);
+  }
+  sts::FillOptions fo;
+  fo.direct = o.direct;
+  fo.parallel_reads = static_cast<unsigned>(o.parallel);
+  fo.progress = lo.progress;
+
+  sts::LoadedCheckpoint whole;  // the last pass's memory: load()'s, or the tool's own buffer
+  FilledPass sliced;
+  Loaded loaded;
   for (int rep = 0; rep < o.reps; ++rep) {
-    loaded.reset();  // the previous pass's memory, before the next is allocated
+    whole.reset();  // the previous pass's memory, before the next is allocated
+    sliced = FilledPass{};
     if (rep > 0) rest(o.pause_ms);
     if (o.cold) drop_checkpoint(c);
     reported = 0;
     progress.start(fmt::format("loading {}", o.paths[0]), c.bytes());
     Stopwatch clock;
+    if (o.slicing()) {
+      auto f = fill_pass(c, parts, o.devices.front(), fo);
+      const double seconds = clock.seconds();
+      progress.finish();
+      if (!f) raise(f.error());
+      sliced = std::move(*f);
+      loaded = sliced.loaded;
+      r.passes.push_back(Pass{seconds, loaded.stats});
+      continue;
+    }
     auto l = sts::load(c, lo);
     const double seconds = clock.seconds();
     progress.finish();
     if (!l) raise(l.error());
-    loaded = std::move(*l);
-    r.passes.push_back(Pass{seconds, loaded.stats()});
+    whole = std::move(*l);
+    loaded = describe(c, whole);
+    r.passes.push_back(Pass{seconds, loaded.stats});
   }
   r.loaded = &loaded;
 
@@ -177,7 +205,7 @@ int run(const Options& o, const std::string& command) {
     // tensors ("{}" padded), as safetensors writes for an empty dict.
     if (!c.shards().empty()) wo.metadata = c.shards().front().metadata;
     Stopwatch clock;
-    if (auto w = sts::write(o.write_back, sts::tensors_of(loaded), wo); !w) raise(w.error());
+    if (auto w = sts::write(o.write_back, sts::tensors_of(whole), wo); !w) raise(w.error());
     r.write_seconds = clock.seconds();
   }
   if (o.json) print_json(r, o);

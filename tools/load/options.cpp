@@ -7,8 +7,11 @@
 #include <getopt.h>
 #include <sys/stat.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 #include <fmt/format.h>
 
 namespace hipfile::tools::load {
@@ -37,6 +40,12 @@ DESCRIPTION
     The library's driver is opened before the first pass, so its start is not timed. The
     first pass also sets up the engine's pinned staging; --reps > 1 shows the steady rate.
     A progress line is shown on stderr during long loads when stderr is a terminal.
+    With --slice or --rank, each tensor is read as a slice of one dimension instead, with
+    fill() into one device buffer the tool allocates per pass (every slice 256-byte aligned
+    in it): a slice of the first dimension is one contiguous read, a slice of another one
+    reads the rows that hold it (from its first row to its last) and places them with 2-D
+    copies. The report then gives the bytes of the slices, the bytes read from the files
+    (a strided slice counts the rows it spans) and the checkpoint's bytes.
 
 OPTIONS
     N is a decimal integer; LIST is a comma list of integers.
@@ -53,18 +62,42 @@ OPTIONS
         ("model.layers.1" matches "model.layers.1.mlp.up.weight", not "model.layers.10.x";
         "model.layers." matches every layer). May be repeated and may be a comma list; a
         pattern that matches no tensor is a usage error.
+    --slice DIM:START:STOP
+        Read every selected tensor that has a dimension DIM (counted from 0) as its elements
+        START to STOP - 1 of that dimension, every other dimension whole, as
+        get_slice(name)[..., START:STOP, ...] does. As in Python slicing, a STOP past a
+        tensor's dimension is cut to its length and a START past it gives an empty slice.
+        Tensors with fewer dimensions (scalars included), and tensors of F4 or F6 elements
+        (packed below a byte, so a slice would not start on a byte), are read whole.
+        Excludes --rank.
+    --rank R, --world-size N
+        Read rank R's share (0 <= R < N) of every selected tensor split over N ranks of a
+        tensor-parallel group, by --layout: shares of ceil(length / N) elements, the last
+        ones shorter or empty where N does not divide the length. Scalars, and F4 and F6
+        tensors, are read whole on every rank. Given together.
+    --layout column|row|vocabulary
+        With --rank: column (the default) splits dimension 0 of every tensor (a
+        column-parallel linear's [out, in] weight and its bias); row splits the last
+        dimension of tensors of two or more dimensions and reads 1-D tensors whole (a
+        row-parallel linear, whose bias every rank adds once); vocabulary splits dimension 0
+        (an embedding's [vocab, hidden] rows). Under column and vocabulary the ranks' bytes
+        add up to the tensors' bytes.
     --verify
         After the timed passes, copy every loaded tensor back to the host and compare it with
-        a plain pread of the file, byte for byte; the first difference is reported with the
+        a plain pread of the file, byte for byte (a slice: each of its rows read with pread
+        from where the file holds it); the first difference is reported with the
         tensor, its byte and the file offset, and the exit status is 1.
     --json
         Print the report as one JSON document on stdout instead of the text (keys: tool,
         command, files, tensors, bytes, devices, reads, bytes_read, allocations, cache, direct, parallel,
         reps, seconds, seconds_best, seconds_median, allocate_seconds, read_seconds,
         gbps_best, gbps_median, read_gbps_best, pinned_h2d_gbps, vs_pinned_h2d,
-        write_gbps, verify, status).
+        write_gbps, verify, status, and checkpoint_bytes, slice, rank, world_size, layout:
+        the last four null without --slice or --rank; bytes is the bytes loaded (of the
+        slices), bytes_read what was read from the files).
     --list
-        Also print every loaded tensor: name, dtype, shape, GPU, bytes.
+        Also print every loaded tensor: name, dtype, shape, GPU, bytes (a slice: its shape,
+        and "slice DIM:START:STOP of SHAPE").
     --cold
         Before every pass, flush and drop the checkpoint's files from the page cache
         (fdatasync, posix_fadvise(DONTNEED)), so the pass reads from the disk (default:
@@ -77,7 +110,8 @@ OPTIONS
         hipFileRead calls in flight per shard and GPU (default 1, at least 1, at most 64):
         1 reads each contiguous range with one call, which the library spreads over its
         worker threads; N cuts it into N pieces (whole MiB) read at the same time, which
-        keeps more requests queued at a slow disk.
+        keeps more requests queued at a slow disk. With --slice or --rank: tensors read at
+        once, each on its own thread (default 4).
     -n, --reps N
         Load N times (freeing the memory between passes) and report the best and the median
         (default 1, at least 1).
@@ -113,7 +147,9 @@ EXIT STATUS
         device, a directory), out of host memory, a GPU that does not exist, a failed
         allocation or hipFileRead, a shard that changed size, a --verify difference
     2   usage error (an unknown option, a malformed value, no PATH, an --only pattern that
-        matches nothing, a --write PATH that exists and is not a regular file) or a bad checkpoint (a malformed header or index; the message names
+        matches nothing, a --write PATH that exists and is not a regular file, a malformed
+        --slice, a --rank not below --world-size, --slice with --rank, --devices or --write
+        with either) or a bad checkpoint (a malformed header or index; the message names
         the file and the tensor)
 
 EXAMPLES
@@ -123,6 +159,8 @@ EXAMPLES
         Load a sharded checkpoint three times, then check every byte.
     hipfile-load --devices 0,1 --only model.layers. --json model-0000*.safetensors
         Load the layers of a sharded checkpoint over two GPUs and print JSON.
+    hipfile-load --rank 1 --world-size 4 --verify model.safetensors.index.json
+        Load what rank 1 of a 4-way tensor-parallel group holds of every tensor, and check it.
 
 SEE ALSO
     hipfile-io(1), hipfile-check(1), doc/safetensors.md, doc/tools.md
@@ -153,10 +191,59 @@ std::string write_path(const char* path) {
   return path;
 }
 
+// A decimal number of [0, 2^64), digits only (no sign, no space).
+std::optional<std::uint64_t> parse_u64(std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// --slice DIM:START:STOP, START <= STOP.
+SliceSpec parse_slice(const std::string& text) {
+  const auto a = text.find(':'), b = a == std::string::npos ? a : text.find(':', a + 1);
+  const std::string_view t = text;
+  const auto dim = a == std::string::npos ? std::nullopt : parse_u64(t.substr(0, a));
+  const auto start = b == std::string::npos ? std::nullopt : parse_u64(t.substr(a + 1, b - a - 1));
+  const auto stop = b == std::string::npos ? std::nullopt : parse_u64(t.substr(b + 1));
+  if (!dim || !start || !stop || *dim > 64)
+    usage_error(fmt::format("--slice: '{}' is not DIM:START:STOP (three numbers, DIM at most 64)", text));
+  if (*start > *stop) usage_error(fmt::format("--slice: '{}' starts after it stops", text));
+  return SliceSpec{static_cast<std::size_t>(*dim), *start, *stop};
+}
+
+Layout parse_layout(const std::string& text) {
+  for (Layout l : {Layout::column, Layout::row, Layout::vocabulary})
+    if (text == layout_name(l)) return l;
+  usage_error(fmt::format("--layout: '{}' is not column, row or vocabulary", text));
+}
+
+// The combinations --slice and --rank refuse, and the rank's own bounds.
+void check_slicing(const Options& o, bool devices_given, bool rank_given, bool world_given) {
+  if (o.slice && (rank_given || world_given)) usage_error("--slice and --rank exclude each other");
+  if (rank_given != world_given) usage_error("--rank and --world-size go together");
+  if (o.layout && !rank_given) usage_error("--layout needs --rank and --world-size");
+  if (rank_given && o.rank >= o.world_size)
+    usage_error(fmt::format("--rank {} is not below --world-size {}", o.rank, o.world_size));
+  if (!o.slicing()) return;
+  const char* which = o.slice ? "--slice" : "--rank";
+  if (devices_given) usage_error(fmt::format("--devices does not combine with {}: slices go to one GPU", which));
+  if (!o.write_back.empty()) usage_error(fmt::format("--write does not combine with {}", which));
+}
+
 }  // namespace
 
+const char* layout_name(Layout l) noexcept {
+  switch (l) {
+    case Layout::row: return "row";
+    case Layout::vocabulary: return "vocabulary";
+    default: return "column";
+  }
+}
+
 Options parse(int argc, char** argv) {
-  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kDirect, kParallel, kWrite, kProgress, kPause };
+  enum { kDevices = 256, kOnly, kVerify, kJson, kList, kCold, kDirect, kParallel, kWrite, kProgress, kPause,
+         kSlice, kRank, kWorldSize, kLayout };
   static const option longs[] = {
       {"device", required_argument, nullptr, 'g'}, {"devices", required_argument, nullptr, kDevices},
       {"only", required_argument, nullptr, kOnly}, {"verify", no_argument, nullptr, kVerify},
@@ -165,11 +252,13 @@ Options parse(int argc, char** argv) {
       {"reps", required_argument, nullptr, 'n'},      {"parallel", required_argument, nullptr, kParallel},
       {"write", required_argument, nullptr, kWrite}, {"progress", no_argument, nullptr, kProgress},
       {"pause", required_argument, nullptr, kPause},
+      {"slice", required_argument, nullptr, kSlice}, {"rank", required_argument, nullptr, kRank},
+      {"world-size", required_argument, nullptr, kWorldSize}, {"layout", required_argument, nullptr, kLayout},
       {"quiet", no_argument, nullptr, 'q'},        {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
   };
   Options o;
-  bool device_given = false, devices_given = false;
+  bool device_given = false, devices_given = false, rank_given = false, world_given = false;
   int c;
   opterr = 0;  // the errors are reported below, in one line
   while ((c = getopt_long(argc, argv, ":g:n:qh", longs, nullptr)) != -1) {
@@ -212,8 +301,25 @@ Options parse(int argc, char** argv) {
         auto v = parse_count(optarg);
         if (!v || *v < 1 || *v > 64) usage_error(fmt::format("--parallel: '{}' is not a number from 1 to 64", optarg));
         o.parallel = *v;
+        o.parallel_given = true;
         break;
       }
+      case kSlice: o.slice = parse_slice(optarg); break;
+      case kRank: {
+        auto v = parse_count(optarg);
+        if (!v) usage_error(fmt::format("--rank: '{}' is not a number >= 0", optarg));
+        o.rank = *v;
+        rank_given = true;
+        break;
+      }
+      case kWorldSize: {
+        auto v = parse_count(optarg);
+        if (!v || *v < 1) usage_error(fmt::format("--world-size: '{}' is not a number >= 1", optarg));
+        o.world_size = *v;
+        world_given = true;
+        break;
+      }
+      case kLayout: o.layout = parse_layout(optarg); break;
       case kWrite: o.write_back = write_path(optarg); break;
       case kProgress: o.progress = true; break;
       case 'q': o.quiet = true; break;
@@ -222,6 +328,9 @@ Options parse(int argc, char** argv) {
     }
   }
   if (device_given && devices_given) usage_error("--device and --devices exclude each other");
+  check_slicing(o, devices_given, rank_given, world_given);
+  // Slices are read by fill(), a tensor per thread: its default of 4 at once (FillOptions).
+  if (o.slicing() && !o.parallel_given) o.parallel = 4;
   if (optind == argc) usage_error("missing PATH (a .safetensors file, shards, or an index .json)");
   for (int i = optind; i < argc; ++i) o.paths.emplace_back(argv[i]);
   return o;

@@ -36,9 +36,9 @@ Figures figures(const Report& r) {
   return f;
 }
 
-std::vector<int> devices_used(const sts::LoadedCheckpoint& l) {
+std::vector<int> devices_used(const Loaded& l) {
   std::set<int> d;
-  for (const auto& t : l.tensors()) d.insert(t.device);
+  for (const auto& t : l.tensors) d.insert(t.device);
   return {d.begin(), d.end()};
 }
 
@@ -72,21 +72,53 @@ void breakdown_json(JsonWriter& j, const sts::LoadStats& s) {
   j.end_object().end_object();
 }
 
+// --slice / --rank: what was asked, the parts that are slices, and what the files gave.
+void slicing_text(const Report& r, const Options& o) {
+  if (!o.slicing()) return;
+  std::size_t sliced = 0;
+  for (const auto& t : r.loaded->tensors) sliced += t.slice.has_value();
+  const std::string asked = o.slice ? fmt::format("slice {}:{}:{}", o.slice->dim, o.slice->start, o.slice->stop)
+                                    : fmt::format("rank {} of {}, {} layout", o.rank, o.world_size,
+                                                  layout_name(o.layout.value_or(Layout::column)));
+  const std::uint64_t all = r.checkpoint->bytes();
+  fmt::print("slices:     {}: {} tensors sliced, {} whole; {} of the checkpoint's {} ({:.1f} %), {} read\n", asked, sliced,
+             r.loaded->tensors.size() - sliced, size_text(r.loaded->bytes), size_text(all),
+             all ? 100.0 * static_cast<double>(r.loaded->bytes) / static_cast<double>(all) : 0.0,
+             size_text(r.loaded->stats.bytes_read));
+}
+
+// "slice", "rank", "world_size", "layout": null without --slice / --rank.
+void slicing_json(JsonWriter& j, const Options& o) {
+  if (o.slice) j.field("slice", fmt::format("{}:{}:{}", o.slice->dim, o.slice->start, o.slice->stop));
+  else j.key("slice").null();
+  if (o.rank < 0) {
+    j.key("rank").null().key("world_size").null().key("layout").null();
+    return;
+  }
+  j.field("rank", o.rank).field("world_size", o.world_size).field("layout", layout_name(o.layout.value_or(Layout::column)));
+}
+
+std::string list_line(const Placed& t) {
+  const std::string slice = t.slice ? fmt::format("  slice {} of {}", slice_text(*t.slice), sts::shape_text(t.tensor_shape)) : "";
+  return fmt::format("  {}  {}  {}  GPU {}  {} bytes{}\n", printable(t.name), t.dtype, sts::shape_text(t.shape), t.device,
+                     t.bytes, slice);
+}
+
 }  // namespace
 
 void print_text(const Report& r, const Options& o) {
   const auto& c = *r.checkpoint;
   const auto& l = *r.loaded;
   const Figures f = figures(r);
-  const double rate = gbps(l.bytes(), f.best);
+  const double rate = gbps(l.bytes, f.best);
   std::string meta;
   for (const auto& [k, v] : c.metadata())
     meta += fmt::format("{}{}={}", meta.empty() ? "; metadata " : ", ", printable(k), printable(v));
   fmt::print("checkpoint: {} ({} file{}, {} tensors, {}{})\n", printable(o.paths[0]) + (o.paths.size() == 1 ? "" : " ..."),
              c.shards().size(), c.shards().size() == 1 ? "" : "s", c.tensors().size(), size_text(c.bytes()), meta);
-  fmt::print("loaded:     {} tensors, {} onto {} in {} read{} ({} allocation{}), {}\n", l.tensors().size(),
-             size_text(l.bytes()), gpus_text(devices_used(l)), l.stats().reads, l.stats().reads == 1 ? "" : "s",
-             l.allocations().size(), l.allocations().size() == 1 ? "" : "s",
+  fmt::print("loaded:     {} tensors, {} onto {} in {} read{} ({} allocation{}), {}\n", l.tensors.size(),
+             size_text(l.bytes), gpus_text(devices_used(l)), l.stats.reads, l.stats.reads == 1 ? "" : "s",
+             l.allocations, l.allocations == 1 ? "" : "s",
              std::string(o.cold ? "cold (page cache dropped)" : "hot") + (o.direct ? ", O_DIRECT" : ""));
   fmt::print("time:       {:.4f} s{} (allocate {:.4f} s, read {:.4f} s)\n", f.best,
              r.passes.size() > 1 ? fmt::format(" best of {}, median {:.4f} s", r.passes.size(), f.median) : "",
@@ -99,15 +131,15 @@ void print_text(const Report& r, const Options& o) {
              phase_seconds(first, hipfile::stats::Phase::engine_start),
              phase_seconds(first, hipfile::stats::Phase::thread_start),
              phase_seconds(first, hipfile::stats::Phase::pinned_staging), first.finish_seconds);
+  slicing_text(r, o);
   fmt::print("rate:       {:.2f} GB/s = {:.2f}x the pinned host-to-device copy ({:.2f} GB/s, measured in this run)\n",
              rate, ratio(rate, r.pinned_gbps), r.pinned_gbps);
   if (r.write_seconds >= 0)
-    fmt::print("write:      {} in {:.4f} s, {:.2f} GB/s\n", printable(o.write_back), r.write_seconds, gbps(l.bytes(), r.write_seconds));
-  fmt::print("verify:     {}\n", r.verify == "passed" ? fmt::format("passed ({} tensors compared with pread)", l.tensors().size())
+    fmt::print("write:      {} in {:.4f} s, {:.2f} GB/s\n", printable(o.write_back), r.write_seconds, gbps(l.bytes, r.write_seconds));
+  fmt::print("verify:     {}\n", r.verify == "passed" ? fmt::format("passed ({} tensors compared with pread)", l.tensors.size())
                                                        : r.verify);
   if (!o.list) return;
-  for (const auto& t : l.tensors())
-    fmt::print("  {}  {}  {}  GPU {}  {} bytes\n", printable(t.name), t.dtype_name(), sts::shape_text(t.shape), t.device, t.bytes);
+  for (const auto& t : l.tensors) fmt::print("{}", list_line(t));
 }
 
 void print_json(const Report& r, const Options& o) {
@@ -118,12 +150,14 @@ void print_json(const Report& r, const Options& o) {
   j.key("files").begin_array();
   for (const auto& s : r.checkpoint->shards()) j.value(s.path);
   j.end_array();
-  j.field("tensors", static_cast<std::uint64_t>(l.tensors().size())).field("bytes", l.bytes());
+  j.field("tensors", static_cast<std::uint64_t>(l.tensors.size())).field("bytes", l.bytes);
+  j.field("checkpoint_bytes", r.checkpoint->bytes());
   j.key("devices").begin_array();
   for (int d : devices_used(l)) j.value(d);
   j.end_array();
-  j.field("reads", l.stats().reads).field("bytes_read", l.stats().bytes_read);
-  j.field("allocations", static_cast<std::uint64_t>(l.allocations().size()));
+  j.field("reads", l.stats.reads).field("bytes_read", l.stats.bytes_read);
+  j.field("allocations", static_cast<std::uint64_t>(l.allocations));
+  slicing_json(j, o);
   j.field("cache", o.cold ? "cold" : "hot").field("direct", o.direct).field("parallel", o.parallel);
   j.field("reps", o.reps);
   j.key("seconds").begin_array();
@@ -138,10 +172,10 @@ void print_json(const Report& r, const Options& o) {
   breakdown_json(j, r.passes.front().stats);
   j.key("best_pass");
   breakdown_json(j, f.best_pass->stats);
-  j.field("gbps_best", gbps(l.bytes(), f.best)).field("gbps_median", gbps(l.bytes(), f.median));
-  j.field("read_gbps_best", gbps(l.stats().bytes_read, f.read_best));
-  j.field("pinned_h2d_gbps", r.pinned_gbps).field("vs_pinned_h2d", ratio(gbps(l.bytes(), f.best), r.pinned_gbps));
-  if (r.write_seconds >= 0) j.field("write_gbps", gbps(l.bytes(), r.write_seconds));
+  j.field("gbps_best", gbps(l.bytes, f.best)).field("gbps_median", gbps(l.bytes, f.median));
+  j.field("read_gbps_best", gbps(l.stats.bytes_read, f.read_best));
+  j.field("pinned_h2d_gbps", r.pinned_gbps).field("vs_pinned_h2d", ratio(gbps(l.bytes, f.best), r.pinned_gbps));
+  if (r.write_seconds >= 0) j.field("write_gbps", gbps(l.bytes, r.write_seconds));
   else j.key("write_gbps").null();
   j.field("verify", r.verify).field("status", "ok").end_object();
   std::fputs(j.str().c_str(), stdout);

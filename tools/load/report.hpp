@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "options.hpp"
+#include "placed.hpp"
 
 namespace hipfile::tools::load {
 
@@ -28,7 +29,7 @@ struct Startup {
 struct Report {
   std::string command;
   const hipfile::safetensors::Checkpoint* checkpoint = nullptr;
-  const hipfile::safetensors::LoadedCheckpoint* loaded = nullptr;  // the last pass
+  const Loaded* loaded = nullptr;  // the last pass
   std::vector<Pass> passes;
   Startup startup;
   double pinned_gbps = 0;

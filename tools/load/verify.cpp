@@ -45,29 +45,43 @@ struct Scratch {
   Scratch& operator=(const Scratch&) = delete;
 };
 
+// Fills @p out with the file's bytes [done, done + n) of @p t: byte i of the slice is column
+// i % width of row i / width, each row pitch bytes after the one before in the file.
+void pread_slice(const sts::Checkpoint& c, const Placed& t, std::uint64_t done, std::size_t n, unsigned char* out) {
+  const sts::SliceGeometry& g = t.geometry;
+  const std::string& path = c.shards()[t.shard].path;
+  for (std::uint64_t at = done; at < done + n;) {
+    const std::uint64_t row = at / g.width, column = at % g.width;
+    const std::size_t len = static_cast<std::size_t>(std::min(g.width - column, done + n - at));
+    pread_exact(c.shard_fd(t.shard), out + (at - done), len, g.file_offset + row * g.pitch + column, path);
+    at += len;
+  }
+}
+
 // The first difference of one tensor, or "".
-std::string compare(const sts::Checkpoint& c, const sts::LoadedTensor& t, Scratch& s) {
-  const sts::TensorInfo& info = *c.find(t.name);
-  const std::string& path = c.shards()[info.shard].path;
+std::string compare(const sts::Checkpoint& c, const Placed& t, Scratch& s) {
+  const std::string& path = c.shards()[t.shard].path;
+  const sts::SliceGeometry& g = t.geometry;
   check_hip(hipSetDevice(t.device), "hipSetDevice");
   for (std::size_t done = 0; done < t.bytes; done += kStep) {
-    const std::size_t n = std::min(kStep, t.bytes - done);
+    const std::size_t n = std::min<std::size_t>(kStep, t.bytes - done);
     check_hip(hipMemcpy(s.pinned, static_cast<const char*>(t.data) + done, n, hipMemcpyDeviceToHost),
               fmt::format("verify: hipMemcpy of tensor '{}'", t.name));
-    pread_exact(c.shard_fd(info.shard), s.file.data(), n, info.file_offset + done, path);
+    pread_slice(c, t, done, n, s.file.data());
     const auto* gpu = static_cast<const unsigned char*>(s.pinned);
     if (std::memcmp(gpu, s.file.data(), n) == 0) continue;
     const std::size_t i = static_cast<std::size_t>(std::mismatch(gpu, gpu + n, s.file.data()).first - gpu);
+    const std::uint64_t byte = done + i;
     return fmt::format("tensor '{}' differs at byte {} (file offset {} of {}): GPU has 0x{:02x}, the file 0x{:02x}",
-                       t.name, done + i, info.file_offset + done + i, path, gpu[i], s.file[i]);
+                       t.name, byte, g.file_offset + byte / g.width * g.pitch + byte % g.width, path, gpu[i], s.file[i]);
   }
   return "";
 }
 
 }  // namespace
 
-std::string verify(const sts::Checkpoint& checkpoint, const sts::LoadedCheckpoint& loaded) {
-  const auto& tensors = loaded.tensors();
+std::string verify(const sts::Checkpoint& checkpoint, const Loaded& loaded) {
+  const auto& tensors = loaded.tensors;
   std::atomic<std::size_t> next{0};
   std::mutex mutex;
   std::string first;
@@ -94,10 +108,12 @@ std::string verify(const sts::Checkpoint& checkpoint, const sts::LoadedCheckpoin
   return first;  // the difference in the first tensor (checkpoint order) that has one
 }
 
-void corrupt_for_tests(const sts::LoadedCheckpoint& loaded, const char* spec) {
+void corrupt_for_tests(const Loaded& loaded, const char* spec) {
   const std::string s = spec;
   const auto colon = s.rfind(':');
-  const sts::LoadedTensor* t = colon == std::string::npos ? nullptr : loaded.find(s.substr(0, colon));
+  const Placed* t = nullptr;
+  for (const auto& p : loaded.tensors)
+    if (colon != std::string::npos && p.name == s.substr(0, colon)) t = &p;
   if (t == nullptr) throw Failure{fmt::format("HIPFILE_LOAD_CORRUPT='{}': no loaded tensor NAME in NAME:BYTE", s)};
   const std::size_t byte = std::strtoull(s.c_str() + colon + 1, nullptr, 10);
   if (byte >= t->bytes) throw Failure{fmt::format("HIPFILE_LOAD_CORRUPT='{}': the tensor has {} bytes", s, t->bytes)};
