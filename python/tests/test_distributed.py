@@ -9,6 +9,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import subprocess
 import sys
 import uuid
@@ -59,6 +60,12 @@ def nbytes(t):
     return t.numel() * t.element_size()
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
 def run_ranks(path, world_size, mode):
     """Each rank's report of dist_worker.py under torchrun (gloo, CPU)."""
     out = os.path.dirname(path)
@@ -66,7 +73,10 @@ def run_ranks(path, world_size, mode):
     # torchrun as `python -m torch.distributed.run`: the interpreter running these tests. The
     # --redirects/--tee maps name local rank 9 only: torch 1.13's default of "0" parses to None
     # under Python 3.11 (whose Flag enums do not iterate their zero member) and the launcher dies.
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={world_size}",
+    # The rendezvous is --standalone's, but on a free port rather than its fixed 29400, which
+    # another test run on this machine may hold.
+    command = [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", "--rdzv_backend=c10d",
+               f"--rdzv_endpoint=localhost:{free_port()}", f"--nproc_per_node={world_size}",
                "--redirects", "9:0", "--tee", "9:0", WORKER, path, out, mode]
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
