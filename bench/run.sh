@@ -15,7 +15,10 @@
 # run), PLATFORM (default nvidia), SLOW_REPS (default 2: passes of the write figures), COLD_REPS
 # (default 3: passes of the cold-read figures), FIRST_LOAD (default 1; 0 leaves out the
 # first-load figures, "only" runs them alone: about 3 minutes, more the first time the 7.4 GB
-# checkpoint is made in DATA_DIR), PASSES (default 3: fresh processes per loader).
+# checkpoint is made in DATA_DIR), PASSES (default 3: fresh processes per loader), SERVING
+# (default 0; "only" runs bench/serving_load.py alone into OUTDIR/serving.{txt,json}: the
+# serving-shaped loads of issue 41, several minutes, more the first time its model folder is
+# made in DATA_DIR).
 set -u
 out=${1:?usage: bench/run.sh OUTDIR}
 mkdir -p "$out"
@@ -67,6 +70,27 @@ first_load_figures() {
         echo "== first load: left out (python3 cannot import torch, safetensors and $build/python's hipfile)" >> "$summary"
     fi
 }
+
+# Serving-shaped loads (bench/serving_load.py): hipfile.safetensors.load_file against
+# safetensors', load_model against from_pretrained, a fill in place, tensor-parallel ranks.
+# Needs PyTorch and the binding; the parts needing safetensors or transformers say so and skip.
+serving_figures() {
+    if PYTHONPATH=$build/python python3 -c "import torch, hipfile" > /dev/null 2>&1; then
+        PYTHONPATH=$build/python timeout 590 python3 "$here/bench/serving_load.py" --dir "$data_dir" \
+            --json "$out/serving.json" > "$out/serving.txt" 2>&1
+        rc=$?
+        [ $rc -eq 0 ] || failures=$((failures + 1))
+        { echo "== serving-shaped loads (bench/serving_load.py, exit $rc)"; cat "$out/serving.txt"; echo; } >> "$summary"
+    else
+        echo "== serving-shaped loads: left out (python3 cannot import torch and $build/python's hipfile)" >> "$summary"
+    fi
+}
+
+if [ "${SERVING:-0}" = only ]; then
+    serving_figures
+    cat "$summary"
+    exit $failures
+fi
 
 first_load=${FIRST_LOAD:-1}
 if [ "$first_load" = only ]; then
