@@ -111,6 +111,23 @@ void drop_checkpoint(const sts::Checkpoint& c) {
   for (std::size_t i = 0; i < c.shards().size(); ++i) drop_from_cache(c.shard_fd(i), c.shards()[i].path);
 }
 
+/// A pass of whole tensors: load() allocates; its memory is kept in @p whole.
+sts::Result<Loaded> load_once(const sts::Checkpoint& c, const sts::LoadOptions& lo, sts::LoadedCheckpoint& whole) {
+  auto l = sts::load(c, lo);
+  if (!l) return hipfile::unexpected(l.error());
+  whole = std::move(*l);
+  return describe(c, whole);
+}
+
+/// A pass of --slice / --rank parts: fill() into the tool's buffer, kept in @p sliced.
+sts::Result<Loaded> fill_once(const sts::Checkpoint& c, const std::vector<Part>& parts, int device,
+                              const sts::FillOptions& fo, FilledPass& sliced) {
+  auto f = fill_pass(c, parts, device, fo);
+  if (!f) return hipfile::unexpected(f.error());
+  sliced = std::move(*f);
+  return sliced.loaded;
+}
+
 int run(const Options& o, const std::string& command) {
   Report r;
   check_checkpoint_files(o.paths);
@@ -169,22 +186,11 @@ int run(const Options& o, const std::string& command) {
     reported = 0;
     progress.start(fmt::format("loading {}", o.paths[0]), c.bytes());
     Stopwatch clock;
-    if (o.slicing()) {
-      auto f = fill_pass(c, parts, o.devices.front(), fo);
-      const double seconds = clock.seconds();
-      progress.finish();
-      if (!f) raise(f.error());
-      sliced = std::move(*f);
-      loaded = sliced.loaded;
-      r.passes.push_back(Pass{seconds, loaded.stats});
-      continue;
-    }
-    auto l = sts::load(c, lo);
+    auto l = o.slicing() ? fill_once(c, parts, o.devices.front(), fo, sliced) : load_once(c, lo, whole);
     const double seconds = clock.seconds();
     progress.finish();
     if (!l) raise(l.error());
-    whole = std::move(*l);
-    loaded = describe(c, whole);
+    loaded = std::move(*l);
     r.passes.push_back(Pass{seconds, loaded.stats});
   }
   r.loaded = &loaded;
