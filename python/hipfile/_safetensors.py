@@ -27,7 +27,9 @@ def last_load_stats():
     (hipfile.stats()["phases"]) took during the load (first_seconds where the phase first ran
     in it): "driver_open" inside "register"; inside "read", as time
     summed over the engine's threads, "engine_start", "thread_start", "pinned_staging",
-    "path_trials", "mapping". See doc/safetensors.md, "Where a load's time goes".
+    "path_trials", "mapping"; and "paths": {"engine", "host", "cufile", "amd": bytes the
+    library read on that path during the load} (its statistics, so 0 at level 0). See
+    doc/safetensors.md, "Where a load's time goes".
     """
     return getattr(_last, "stats", None)
 

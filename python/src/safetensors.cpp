@@ -60,6 +60,11 @@ py::dict load_stats(const st::LoadStats& s, double open_seconds) {
   d["bytes_read"] = s.bytes_read;
   d["reads"] = s.reads;
   d["library"] = phase_dict(s.library_phases);
+  // Where the bytes went, by the library's statistics paths (hipfile.stats()'s names).
+  py::dict paths;
+  const char* names[] = {"engine", "host", "cufile", "amd"};
+  for (std::size_t p = 0; p < s.path_bytes.size(); ++p) paths[names[p]] = s.path_bytes[p];
+  d["paths"] = paths;
   return d;
 }
 

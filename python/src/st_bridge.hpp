@@ -22,7 +22,8 @@ namespace st = hipfile::safetensors;
 [[noreturn]] void raise_st(const st::Error& e);
 
 /// {"open", "plan", "allocate", "register", "read", "finish": seconds, "total", "bytes_read",
-/// "reads", "library": phase_dict}: what last_load_stats() and fill() report.
+/// "reads", "library": phase_dict, "paths": {path: bytes the library read}}: what
+/// last_load_stats() and fill() report.
 py::dict load_stats(const st::LoadStats& s, double open_seconds);
 
 /// A Python iterable of str as names (TypeError naming the first that is not a str).

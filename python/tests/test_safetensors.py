@@ -413,6 +413,8 @@ def test_last_load_stats_add_up_to_the_call_and_name_the_library_phases(tmp_path
         names = [hipfile._hipfile.stats()["phases"].keys()]
         assert set(stats["library"]) == set(names[0])
         assert stats["library"]["file_registration"]["count"] == 1
+        # Device memory: every byte through the engine (statistics level 1, the default).
+        assert stats["paths"] == {"engine": len(raw) + 8, "host": 0, "cufile": 0, "amd": 0}
         del out
     loaded = load_plain(path, device=0)
     assert loaded["a"].to_bytes() == raw
