@@ -70,7 +70,8 @@ enum class Parallel {
 
 /**
  * @brief The slice of a tensor of @p shape that rank @p rank of @p world_size holds under
- *        @p layout. A scalar, a 1-D tensor under row, and replicated give the whole tensor.
+ *        @p layout. A 1-D tensor under row, and replicated, give the whole tensor (as a slice of
+ *        its split dimension); a scalar has no dimension to slice: invalid_slice (read it whole).
  */
 [[nodiscard]] HIPFILE_ST_API Result<Slice> tensor_parallel_slice(const std::vector<std::uint64_t>& shape,
                                                                 Parallel layout, unsigned rank, unsigned world_size);
