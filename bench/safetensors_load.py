@@ -29,6 +29,8 @@ import safetensors
 import torch
 from safetensors.torch import load_file, save_file
 
+from page_cache import drop, warm  # bench/page_cache.py, beside this script
+
 LAYERS, HIDDEN, MLP, VOCAB = 19, 4096, 9728, 32000
 # One cold pass each (about 4-5 s apiece on the H200's disk): the defaults, then the knobs that
 # change how the disk is asked (bench/RESULTS.md and HISTORY.md record which was fastest).
@@ -53,22 +55,6 @@ def shapes():
 
 def data_bytes():
     return sum(2 * math.prod(s) for s in shapes().values())
-
-
-def drop(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
-def warm(path):
-    buf = bytearray(64 << 20)
-    with open(path, "rb", buffering=0) as f:
-        while f.readinto(buf):
-            pass
 
 
 def make(path):

@@ -36,6 +36,8 @@ import os
 import sys
 import time
 
+from page_cache import drop, warm  # bench/page_cache.py, beside this script
+
 # bench/safetensors_load.py's shapes (19 layers, 7.36 GB of bf16) and --dry-run's tiny ones.
 FULL = {"layers": 19, "hidden": 4096, "mlp": 9728, "vocab": 32000, "heads": 32}
 TINY = {"layers": 2, "hidden": 64, "mlp": 160, "vocab": 256, "heads": 4}
@@ -76,22 +78,6 @@ def llama_config(dims):
             "num_attention_heads": dims["heads"], "num_key_value_heads": dims["heads"],
             "vocab_size": dims["vocab"], "max_position_embeddings": 2048, "rms_norm_eps": 1e-5,
             "hidden_act": "silu", "tie_word_embeddings": True, "torch_dtype": "bfloat16"}
-
-
-def drop(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
-def warm(path):
-    buf = bytearray(64 << 20)
-    with open(path, "rb", buffering=0) as f:
-        while f.readinto(buf):
-            pass
 
 
 def reusable(path, dims):
