@@ -51,9 +51,10 @@ def load_safetensors_into(path_or_index, tensors, *, strict=True, allow_missing=
     callable(done_bytes, total_bytes) is called as reads complete (from the reading threads, one
     call at a time; an exception it raises is raised when the reads are done).
 
-    Returns {"bytes", "seconds", "gb_per_s", "missing", "unexpected", "stats"}: the bytes filled,
-    the wall time of the call, their rate, the names skipped on either side, and the stats dict
-    last_load_stats() then also returns.
+    Returns {"bytes", "seconds", "gb_per_s", "devices", "missing", "unexpected", "stats"}: the
+    bytes filled, the wall time of the call, their rate, the bytes placed on each device ({index:
+    bytes}, -1 for host memory), the names skipped on either side, and the stats dict
+    last_load_stats() then also returns (its "paths" say which of the library's paths read them).
     """
     _safetensors._require()
     if not isinstance(tensors, Mapping):
@@ -77,4 +78,5 @@ def load_safetensors_into(path_or_index, tensors, *, strict=True, allow_missing=
     missing = set(result["missing"])
     nbytes = sum(d[2] for d in dests if d[0] not in missing)
     return {"bytes": nbytes, "seconds": seconds, "gb_per_s": nbytes / seconds / 1e9 if seconds > 0 else 0.0,
-            "missing": result["missing"], "unexpected": result["unexpected"], "stats": stats}
+            "devices": result["devices"], "missing": result["missing"], "unexpected": result["unexpected"],
+            "stats": stats}

@@ -133,6 +133,9 @@ py::dict checkpoint_fill(const PyCheckpoint& self, py::list destinations, bool a
   out["missing"] = string_list((*result)->missing);
   out["unexpected"] = string_list((*result)->unexpected);
   out["stats"] = load_stats((*result)->stats, 0);
+  py::dict devices;  // bytes placed per device; -1: host memory
+  for (const auto& [device, bytes] : (*result)->device_bytes) devices[py::int_(device)] = bytes;
+  out["devices"] = devices;
   return out;
 }
 

@@ -55,6 +55,21 @@ def test_every_dtype_scalar_empty_and_odd_shapes_byte_for_byte(path):
     assert summary["missing"] == [] and summary["unexpected"] == []
     assert hipfile.last_load_stats() is summary["stats"]
     assert summary["stats"]["bytes_read"] >= summary["bytes"]
+    # Host memory: every byte placed there, read by the library's host path.
+    assert summary["devices"] == {-1: summary["bytes"]}
+    assert summary["stats"]["paths"]["host"] == summary["bytes"]
+
+
+def test_the_summary_names_the_device_each_byte_went_to(path):
+    st_files.make(path, [("a", "F32", (6, 5)), ("b", "U8", (9,))])
+    expect = st_files.parsed_arrays(path)
+    on_device = hipfile.DeviceBuffer(expect["a"].nbytes, 1)
+    host = np.zeros(9, dtype=np.uint8)
+    summary = hipfile.load_safetensors_into(path, {"a": on_device, "b": host})
+    assert summary["devices"] == {1: expect["a"].nbytes, -1: 9}
+    assert summary["stats"]["paths"]["engine"] == expect["a"].nbytes
+    assert host.tobytes() == expect["b"].tobytes()
+    assert bytes(on_device.copy_to_host()) == expect["a"].tobytes()
 
 
 def ranges(n):
