@@ -167,6 +167,52 @@ def test_checkpoint_errors_are_safetensor_errors(path):
     assert isinstance(info.value, hipfile.CheckpointError) and info.value.code == "invalid_json"
 
 
+def hostile(folder, kind):
+    """A hostile input of the kind asked for, made in folder; its path."""
+    p = os.path.join(folder, kind)
+    if kind == "fifo":
+        os.mkfifo(p)
+    elif kind == "directory":
+        os.mkdir(p)
+    elif kind == "truncated.safetensors":
+        with open(p, "wb") as f:
+            f.write(b"\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":")
+    elif kind == "nested.safetensors":
+        text = ('{"a":' * 5000 + "1" + "}" * 5000).encode()
+        with open(p, "wb") as f:
+            f.write(len(text).to_bytes(8, "little") + text)
+    elif kind == "escaping.json":
+        with open(p, "w") as f:
+            f.write('{"weight_map": {"a": "../escape.safetensors"}}')
+    elif kind == "enormous.safetensors":
+        with open(p, "wb") as f:
+            f.write((1 << 62).to_bytes(8, "little") + b"{}")
+    return p
+
+
+@pytest.mark.parametrize("kind, code, message", [
+    ("fifo", "io_error", "is a FIFO, not a regular file"),
+    ("directory", "io_error", "is a directory, not a regular file"),
+    ("truncated.safetensors", "header_beyond_file", "header length 16 runs past the end of the file"),
+    ("nested.safetensors", "invalid_json", "header nests JSON more than 16 levels deep"),
+    ("escaping.json", "invalid_index", "has a '..' component"),
+    ("enormous.safetensors", "header_too_large", "header length")])
+def test_hostile_files_are_refused_at_open_with_the_checkpoint_error(tmp_path, kind, code, message):
+    p = hostile(str(tmp_path), kind)
+    for opener in (lambda: hst.safe_open(p, framework="np"), lambda: hst.load_file(p)):
+        with pytest.raises(hst.SafetensorError, match=message) as info:
+            opener()  # returns: a FIFO would block a reader that opened it to read
+        assert isinstance(info.value, hipfile.CheckpointError) and info.value.code == code
+
+
+def test_enormous_indexes_are_safetensor_errors_not_overflows(ckpt):
+    with hst.safe_open(ckpt, framework="np") as f:
+        s = f.get_slice("zeta")
+        for index in (1 << 70, -(1 << 70), slice(0, 1 << 70), (slice(None), slice(1 << 64, None))):
+            with pytest.raises(hst.SafetensorError):
+                s[index]
+
+
 def test_a_closed_file_refuses_every_call(ckpt):
     with hst.safe_open(ckpt, framework="np") as f:
         pass
