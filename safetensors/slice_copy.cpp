@@ -23,7 +23,12 @@ int device_of(const void* p) {
     (void)hipGetLastError();  // pageable memory: an error HIP also records as the last one
     return -1;
   }
-  return a.type == hipMemoryTypeDevice || a.type == hipMemoryTypeManaged ? a.device : -1;
+#if HIP_VERSION_MAJOR >= 6
+  const bool device = a.type == hipMemoryTypeDevice || a.type == hipMemoryTypeManaged;
+#else
+  const bool device = a.memoryType == hipMemoryTypeDevice;  // ROCm 5's field; managed memory is Device there
+#endif
+  return device ? a.device : -1;
 }
 
 namespace {
