@@ -86,7 +86,9 @@ Result<void> SliceCopier::to_device(const RowBlock& b, int device, const std::st
     stream_ = nullptr;
   }
   if (stream_ == nullptr) {
-    if (hipError_t e = hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking); e != hipSuccess) {
+    // A blocking stream: its copy waits for the work already queued on the NULL stream (a
+    // kernel still writing or reading the destination), as hipFileRead's own copies do.
+    if (hipError_t e = hipStreamCreateWithFlags(&stream_, hipStreamDefault); e != hipSuccess) {
       stream_ = nullptr;
       return fail(Errc::device_error, file, tensor, "hipStreamCreateWithFlags", hipfile::Error::from_hip(e));
     }

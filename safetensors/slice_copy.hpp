@@ -37,8 +37,9 @@ struct RowBlock {
 /**
  * @brief One thread's pinned staging and stream. copy() reads the block's span (first row's
  *        start to last row's end) with pread into staging, then places the rows: one
- *        hipMemcpy2DAsync on this thread's stream for device memory (on the memory's device),
- *        a memcpy per row for host memory.
+ *        hipMemcpy2DAsync on this thread's stream for device memory (on the memory's device; a
+ *        blocking stream, so ordered after the NULL stream's work as hipFileRead is), a memcpy
+ *        per row for host memory.
  */
 class SliceCopier {
  public:

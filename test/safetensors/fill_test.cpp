@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if __has_include(<hip/hip_cpu.h>)
@@ -393,6 +395,41 @@ TEST_CASE("progress rises to the total; a file that shrank after open is refused
   auto shrunk = sts::fill(*c, dests);
   REQUIRE_FALSE(shrunk);
   CHECK(shrunk.error().code() == Errc::shard_changed);
+}
+
+TEST_CASE("a slice's copy waits for work the NULL stream still has on its destination") {
+  int can_wait = 0;
+  if (hipDeviceGetAttribute(&can_wait, hipDeviceAttributeCanUseStreamWaitValue, 0) != hipSuccess || can_wait != 1)
+    HIPFILE_SKIP("the device cannot wait on stream values");
+  TempDir dir;
+  const std::string path = dir / "o.safetensors";
+  const Spec w{"w", Dtype::F32, {6, 10}};
+  const Made made = make_checkpoint(path, {w}, 8);
+  auto c = sts::Checkpoint::open(path);
+  REQUIRE(c);
+  const sts::Slice slice{1, 2, 7};
+  const auto want = host_slice(made.at("w"), w.shape, 4, slice);
+  GuardedDevice dev(want.size());
+  std::uint64_t* signal = nullptr;
+  REQUIRE(hipExtMallocWithFlags(reinterpret_cast<void**>(&signal), 8, hipMallocSignalMemory) == hipSuccess);
+  hipStream_t releaser = nullptr;
+  REQUIRE(hipStreamCreateWithFlags(&releaser, hipStreamNonBlocking) == hipSuccess);
+  // The NULL stream holds, then overwrites the destination: a kernel the application queued.
+  REQUIRE(hipStreamWaitValue64(nullptr, signal, 1, hipStreamWaitValueEq) == hipSuccess);
+  REQUIRE(hipMemsetAsync(dev.data(), 0xEE, want.size(), nullptr) == hipSuccess);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    (void)hipStreamWriteValue64(releaser, signal, 1, 0);
+  });
+  sts::Destination d = dest("w", dev.data(), want.size());
+  d.slice = slice;
+  auto r = sts::fill(*c, {&d, 1});
+  release.join();
+  REQUIRE(r);
+  CHECK(dev.contents() == want);  // the slice landed after the memset, not under it
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  (void)hipStreamDestroy(releaser);
+  (void)hipFree(signal);
 }
 
 #if __has_include(<hip/hip_cpu.h>)
