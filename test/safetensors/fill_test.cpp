@@ -397,6 +397,31 @@ TEST_CASE("progress rises to the total; a file that shrank after open is refused
   CHECK(shrunk.error().code() == Errc::shard_changed);
 }
 
+TEST_CASE("a slice goes to the device that holds its destination; the caller's device stays current") {
+  int count = 0;
+  REQUIRE(hipGetDeviceCount(&count) == hipSuccess);
+  if (count < 2) HIPFILE_SKIP("needs two devices");
+  TempDir dir;
+  const std::string path = dir / "two.safetensors";
+  const Spec w{"w", Dtype::I16, {9, 14}};
+  const Made made = make_checkpoint(path, {w}, 12);
+  auto c = sts::Checkpoint::open(path);
+  REQUIRE(c);
+  const sts::Slice slice{1, 3, 11};
+  const auto want = host_slice(made.at("w"), w.shape, 2, slice);
+  GuardedDevice on_one(want.size(), 1);
+  sts::Destination d = dest("w", on_one.data(), want.size());
+  d.slice = slice;
+  REQUIRE(hipSetDevice(0) == hipSuccess);
+  auto r = sts::fill(*c, {&d, 1});
+  REQUIRE(r);
+  CHECK(on_one.contents() == want);
+  CHECK(r->device_bytes == std::map<int, std::uint64_t>{{1, want.size()}});
+  int current = -1;
+  REQUIRE(hipGetDevice(&current) == hipSuccess);
+  CHECK(current == 0);
+}
+
 TEST_CASE("a slice's copy waits for work the NULL stream still has on its destination") {
   int can_wait = 0;
   if (hipDeviceGetAttribute(&can_wait, hipDeviceAttributeCanUseStreamWaitValue, 0) != hipSuccess || can_wait != 1)
