@@ -144,6 +144,25 @@ Result<std::uint64_t> stream_budget(const Checkpoint& c, const std::vector<const
   return o.budget;
 }
 
+/// Starts @p wanted reading threads on @p st; fewer where the system refuses more (slower, not
+/// wrong), an error only where it refuses the first.
+Result<void> start_readers(TensorStream::State& st, std::size_t wanted) {
+  auto body = [](void* p) -> void* {
+    static_cast<TensorStream::State*>(p)->read_loop();
+    return nullptr;
+  };
+  for (std::size_t k = 0; k < wanted; ++k) {
+    pthread_t t;
+    if (int e = ::pthread_create(&t, nullptr, body, &st); e != 0) {
+      if (!st.threads.empty()) break;
+      return fail(Errc::io_error, detail::checkpoint_name(*st.checkpoint), "", "starting a reading thread",
+                  hipfile::Error::from_errno(e));
+    }
+    st.threads.push_back(t);
+  }
+  return {};
+}
+
 }  // namespace
 
 TensorStream::TensorStream() = default;
@@ -187,20 +206,9 @@ Result<TensorStream> TensorStream::open(const Checkpoint& checkpoint, const Stre
   st.files = std::move(*files);
   st.slots.resize(st.order.size());
 
-  auto body = [](void* p) -> void* {
-    static_cast<State*>(p)->read_loop();
-    return nullptr;
-  };
-  const std::size_t wanted = std::min<std::size_t>(options.read_ahead_threads, std::max<std::size_t>(1, st.order.size()));
-  for (std::size_t k = 0; k < wanted; ++k) {
-    pthread_t t;
-    if (int e = ::pthread_create(&t, nullptr, body, &st); e != 0) {
-      if (!st.threads.empty()) break;  // fewer readers: slower, not wrong
-      return fail(Errc::io_error, detail::checkpoint_name(checkpoint), "", "starting a reading thread",
-                  hipfile::Error::from_errno(e));
-    }
-    st.threads.push_back(t);
-  }
+  if (auto r = start_readers(st, std::min<std::size_t>(options.read_ahead_threads, std::max<std::size_t>(1, st.order.size())));
+      !r)
+    return fail(r.error());
   return s;
 }
 
