@@ -118,7 +118,9 @@ std::vector<Job> make_jobs(const std::vector<Target>& targets) {
         jobs.push_back(Job{i, at, std::min(kFillPiece, g.bytes() - at), 0, 0});
       continue;
     }
-    const std::uint64_t per_block = std::max<std::uint64_t>(1, (kStagingBytes - g.width) / g.pitch + 1);
+    // Rows whose span fits the staging: (rows - 1) * pitch + width <= kStagingBytes; one row
+    // alone where even that does not fit (the staging then grows to that row).
+    const std::uint64_t per_block = g.width >= kStagingBytes ? 1 : (kStagingBytes - g.width) / g.pitch + 1;
     for (std::uint64_t row = 0; row < g.rows; row += per_block) {
       const std::uint64_t rows = std::min(per_block, g.rows - row);
       jobs.push_back(Job{i, 0, (rows - 1) * g.pitch + g.width, row, rows});
