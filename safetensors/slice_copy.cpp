@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include <hipfile++/error.hpp>
 
@@ -50,6 +54,47 @@ class DeviceScope {
   hipError_t error_ = hipSuccess;
 };
 
+/**
+ * Pinned staging kept from one fill to the next: the driver takes milliseconds to make it and
+ * serialises the making (bench/RESULTS.md, "The first load"), which a loop of get_slice() calls
+ * would pay at every call. At most kKept buffers of the usual size are kept (what the default
+ * four reading threads use); larger ones, grown for long rows, are freed.
+ */
+class StagingCache {
+ public:
+  static StagingCache& instance() {
+    static auto* cache = new StagingCache;  // never destroyed: the HIP runtime may be gone at exit
+    return *cache;
+  }
+  /// A kept buffer of at least @p bytes ({nullptr, 0} when there is none).
+  std::pair<void*, std::size_t> take(std::size_t bytes) {
+    std::lock_guard lock(mutex_);
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it->second < bytes) continue;
+      auto found = *it;
+      kept_.erase(it);
+      return found;
+    }
+    return {nullptr, 0};
+  }
+  /// Keeps @p p (of @p bytes) for a later fill, or frees it.
+  void give(void* p, std::size_t bytes) {
+    {
+      std::lock_guard lock(mutex_);
+      if (bytes == kStagingBytes && kept_.size() < kKept) {
+        kept_.emplace_back(p, bytes);
+        return;
+      }
+    }
+    (void)hipHostFree(p);
+  }
+
+ private:
+  static constexpr std::size_t kKept = 4;
+  std::mutex mutex_;
+  std::vector<std::pair<void*, std::size_t>> kept_;
+};
+
 }  // namespace
 
 SliceCopier::~SliceCopier() {
@@ -57,14 +102,14 @@ SliceCopier::~SliceCopier() {
     DeviceScope on(stream_device_);
     (void)hipStreamDestroy(stream_);
   }
-  if (staging_ != nullptr) (void)hipHostFree(staging_);
+  if (staging_ != nullptr) StagingCache::instance().give(staging_, staging_bytes_);
 }
 
 Result<void> SliceCopier::reserve(std::size_t bytes, const std::string& file, const std::string& tensor) {
   if (bytes <= staging_bytes_) return {};
-  if (staging_ != nullptr) (void)hipHostFree(staging_);
-  staging_ = nullptr;
-  staging_bytes_ = 0;
+  if (staging_ != nullptr) StagingCache::instance().give(staging_, staging_bytes_);
+  std::tie(staging_, staging_bytes_) = StagingCache::instance().take(bytes);
+  if (staging_ != nullptr) return {};
   const std::size_t size = std::max<std::size_t>(bytes, kStagingBytes);
   if (hipError_t e = hipHostMalloc(&staging_, size, hipHostMallocDefault); e != hipSuccess) {
     staging_ = nullptr;

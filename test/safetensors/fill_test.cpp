@@ -464,26 +464,48 @@ TEST_CASE("a slice's copy waits for work the NULL stream still has on its destin
 TEST_CASE("a failing pinned staging or 2-D copy is a device_error naming the tensor") {
   TempDir dir;
   const std::string path = dir / "f.safetensors";
-  make_checkpoint(path, {{"w", Dtype::F32, {8, 16}}});
+  // "long": rows of 12 MiB, so its slice needs staging larger than any kept between fills.
+  make_checkpoint(path, {{"w", Dtype::F32, {8, 16}}, {"long", Dtype::F32, {2, 3u << 20}}});
   auto c = sts::Checkpoint::open(path);
   REQUIRE(c);
-  GuardedDevice w(8 * 4 * 4);
+  GuardedDevice w(8 * 4 * 4), wide(2 * (10u << 20));
   sts::Destination d = dest("w", w.data(), w.bytes());
   d.slice = sts::Slice{1, 4, 8};
-  REQUIRE(sts::fill(*c, {&d, 1}));  // the library's own pinned memory is made by now
+  sts::Destination long_rows = dest("long", wide.data(), wide.bytes());
+  long_rows.slice = sts::Slice{1, 0, 10u << 18};
+  sts::FillOptions o;
+  o.allow_unexpected = true;
+  REQUIRE(sts::fill(*c, {&d, 1}, o));  // the library's own pinned memory is made by now
   const std::size_t live = hipcpuLiveHostAllocations();
-  for (const char* api : {"hipHostMalloc", "hipMemcpy2DAsync"}) {
+  for (auto [api, dst] : {std::pair{"hipHostMalloc", &long_rows}, std::pair{"hipMemcpy2DAsync", &d}}) {
     INFO(api);
     hipcpuInjectFault(api, 1, 1, hipErrorOutOfMemory);
-    auto r = sts::fill(*c, {&d, 1});
+    auto r = sts::fill(*c, {dst, 1}, o);
     hipcpuClearFaults();
     REQUIRE_FALSE(r);
     CHECK(r.error().code() == Errc::device_error);
-    CHECK(r.error().tensor() == "w");
+    CHECK(r.error().tensor() == dst->name);
     CHECK(r.error().cause().hip() == hipErrorOutOfMemory);
   }
   CHECK(hipcpuLiveHostAllocations() == live);
-  auto r = sts::fill(*c, {&d, 1});  // nothing left behind that a later fill trips on
+  auto r = sts::fill(*c, {&d, 1}, o);  // nothing left behind that a later fill trips on
   REQUIRE(r);
+}
+
+TEST_CASE("pinned staging is kept from one fill to the next, not made again") {
+  TempDir dir;
+  const std::string path = dir / "k.safetensors";
+  const Spec w{"w", Dtype::BF16, {32, 48}};
+  const Made made = make_checkpoint(path, {w}, 14);
+  auto c = sts::Checkpoint::open(path);
+  REQUIRE(c);
+  GuardedDevice out(32 * 16 * 2);
+  sts::Destination d = dest("w", out.data(), out.bytes());
+  d.slice = sts::Slice{1, 16, 32};
+  REQUIRE(sts::fill(*c, {&d, 1}));
+  hipcpuResetCallCounts();
+  for (int i = 0; i < 5; ++i) REQUIRE(sts::fill(*c, {&d, 1}));
+  CHECK(hipcpuCallCount("hipHostMalloc") == 0);
+  CHECK(out.contents() == host_slice(made.at("w"), w.shape, 2, *d.slice));
 }
 #endif
