@@ -25,8 +25,9 @@ def raw_values(dtype, shape, seed):
     return raw
 
 
-def write(path, tensors, metadata=None):
-    """tensors: [(name, dtype, shape, raw bytes)], laid out in the order given."""
+def write(path, tensors, metadata=None, pad=True):
+    """tensors: [(name, dtype, shape, raw bytes)], laid out in the order given; pad: the header
+    padded with spaces to a multiple of 8 bytes, as safetensors writes it."""
     header, offset = {}, 0
     if metadata is not None:
         header["__metadata__"] = metadata
@@ -34,7 +35,8 @@ def write(path, tensors, metadata=None):
         header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(raw)]}
         offset += len(raw)
     text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
+    if pad:
+        text += b" " * (-len(text) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text + b"".join(t[3] for t in tensors))
 
