@@ -114,7 +114,8 @@ class Slice(NamedTuple):
 def load_safetensors_into(path_or_index: Union[str, bytes, os.PathLike, Iterable[Union[str, bytes, os.PathLike]]],
                           tensors: Mapping[str, Any], *, strict: bool = True, allow_missing: Optional[bool] = None,
                           allow_unexpected: Optional[bool] = None, parallel_reads: int = 4,
-                          progress: Union[None, bool, Callable[[int, int], Any]] = None) -> dict[str, Any]: ...
+                          progress: Union[None, bool, Callable[[int, int], Any]] = None,
+                          on_filled: Optional[Callable[[str], Any]] = None) -> dict[str, Any]: ...
 def stream_safetensors(path_or_index: Union[str, bytes, os.PathLike], device: Any = "cuda:0",
                        names: Optional[Iterable[str]] = None, budget: Optional[int] = None,
                        as_torch: Optional[bool] = None) -> Iterator[Tuple[str, Any]]: ...

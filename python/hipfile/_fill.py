@@ -31,8 +31,14 @@ def _parallel_reads(n):
     return n
 
 
+def _on_filled(on_filled):
+    if on_filled is not None and not callable(on_filled):
+        raise TypeError(f"hipfile: on_filled must be a callable(name) or None, not {type(on_filled).__name__}")
+    return on_filled
+
+
 def load_safetensors_into(path_or_index, tensors, *, strict=True, allow_missing=None, allow_unexpected=None,
-                          parallel_reads=4, progress=None):
+                          parallel_reads=4, progress=None, on_filled=None):
     """Reads a checkpoint's tensors into tensors you already have.
 
     path_or_index: a .safetensors file, a Hugging Face index (.json) or a list of shard files.
@@ -49,7 +55,11 @@ def load_safetensors_into(path_or_index, tensors, *, strict=True, allow_missing=
     "unexpected_tensor". allow_missing / allow_unexpected override either (default: not strict).
     parallel_reads: reads in flight at once. progress: True draws a progress line on stderr, a
     callable(done_bytes, total_bytes) is called as reads complete (from the reading threads, one
-    call at a time; an exception it raises is raised when the reads are done).
+    call at a time; an exception it raises is raised when the reads are done). on_filled: a
+    callable(name) called as each destination is complete, in the order the reads finish (from
+    the reading threads, one call at a time, with the GIL held): what it names may be used from
+    then on -- quantized, placed, its layer started -- while the rest is still being read; an
+    exception it raises is raised when the reads are done.
 
     Returns {"bytes", "seconds", "gb_per_s", "devices", "missing", "unexpected", "stats"}: the
     bytes filled, the wall time of the call, their rate, the bytes placed on each device ({index:
@@ -63,10 +73,11 @@ def load_safetensors_into(path_or_index, tensors, *, strict=True, allow_missing=
     checkpoint = _hipfile._Checkpoint(path_or_index)
     opened = time.perf_counter()
     dests, keep = _destinations(checkpoint, tensors)
+    filled = _on_filled(on_filled)
     callback, close = _progress.callback(progress)
     try:
         result = checkpoint.fill(dests, _allow(strict, allow_missing), _allow(strict, allow_unexpected),
-                                 _parallel_reads(parallel_reads), callback)
+                                 _parallel_reads(parallel_reads), callback, filled)
     finally:
         close()
     del keep  # the destinations' owners were held for the reads

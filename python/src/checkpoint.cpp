@@ -121,11 +121,12 @@ load_safetensors raises them).
   tensors() -> [(name, dtype, shape, shard_index, file_offset, nbytes)], checkpoint order
   metadata() -> {str: str}, the __metadata__ of all shards merged
   shard_paths() -> [str]
-  fill(destinations, allow_missing, allow_unexpected, parallel_reads, progress) -> dict
+  fill(destinations, allow_missing, allow_unexpected, parallel_reads, progress, on_filled) -> dict
       destinations: [(name, ptr, nbytes, slice or None, dtype or None, shape or None)], slice
       (dim, start, stop); ptr a raw device or host address the caller keeps alive. The GIL is
-      released while reading; progress(done, total) is called with it held, and an exception
-      it raises is re-raised after the fill. Returns {"missing", "unexpected", "stats"}.
+      released while reading; progress(done, total) and on_filled(name) (as each destination
+      is complete) are called with it held, and the first exception either raises is re-raised
+      after the fill. Returns {"missing", "unexpected", "devices", "stats"}.
   stream(device, names, budget, read_ahead_threads) -> _TensorStream
 )doc")
       .def(py::init(&open_checkpoint), py::arg("path_or_index_or_list"))
@@ -134,6 +135,7 @@ load_safetensors raises them).
       .def("shard_paths", &shard_paths, "The shard files, in shard-index order.")
       .def("fill", &checkpoint_fill, py::arg("destinations"), py::arg("allow_missing") = false,
            py::arg("allow_unexpected") = false, py::arg("parallel_reads") = 4, py::arg("progress") = py::none(),
+           py::arg("on_filled") = py::none(),
            "Reads tensors (or slices) into caller-owned memory; see the class docstring.")
       .def("stream", &checkpoint_stream, py::arg("device") = -1, py::arg("names") = py::none(),
            py::arg("budget") = 0, py::arg("read_ahead_threads") = 2,

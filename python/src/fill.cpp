@@ -54,21 +54,25 @@ st::Destination parse_destination(py::handle item) {
   return d;
 }
 
-// The progress callback runs on the reading threads: it takes the GIL for each call, and the
-// first exception it raises is kept (the fill cannot be stopped from here) to be raised when
-// the fill has returned. Use it with the GIL held except while fill() runs.
-class ProgressBridge {
+// The Python callbacks of a fill run on the reading threads: each call takes the GIL, and the
+// first exception either raises is kept (the fill cannot be stopped from here) to be raised
+// when the fill has returned. progress(done, total) as reads complete; on_filled(name) as each
+// destination is complete. Use it with the GIL held except while fill() runs.
+class CallbackBridge {
  public:
-  explicit ProgressBridge(py::object callback) : callback_(std::move(callback)) {}
-  ProgressBridge(const ProgressBridge&) = delete;
-  ProgressBridge& operator=(const ProgressBridge&) = delete;
+  CallbackBridge(py::object progress, py::object on_filled, const std::vector<st::Destination>& dests)
+      : progress_(std::move(progress)), on_filled_(std::move(on_filled)), dests_(dests) {}
+  CallbackBridge(const CallbackBridge&) = delete;
+  CallbackBridge& operator=(const CallbackBridge&) = delete;
 
   void install(st::FillOptions& options) {
-    if (callback_.is_none()) return;
-    options.progress = [this](std::uint64_t done, std::uint64_t total) { call(done, total); };
+    if (!progress_.is_none())
+      options.progress = [this](std::uint64_t done, std::uint64_t total) { call(progress_, done, total); };
+    if (!on_filled_.is_none())
+      options.on_filled = [this](std::size_t i) { call(on_filled_, dests_[i].name); };
   }
 
-  /// Raises what the callback raised, if anything.
+  /// Raises what a callback raised, if anything.
   void rethrow() {
     if (error_) {
       error_->restore();
@@ -77,20 +81,22 @@ class ProgressBridge {
     }
   }
 
-  ~ProgressBridge() { error_.reset(); }  // destroyed with the GIL held
+  ~CallbackBridge() { error_.reset(); }  // destroyed with the GIL held
 
  private:
-  void call(std::uint64_t done, std::uint64_t total) {
+  template <class... Args>
+  void call(const py::object& callback, const Args&... args) {
     py::gil_scoped_acquire gil;
     if (error_) return;  // one exception is enough: later calls would bury it
     try {
-      callback_(done, total);
+      callback(args...);
     } catch (py::error_already_set& e) {
       error_ = std::make_unique<py::error_already_set>(std::move(e));
     }
   }
 
-  py::object callback_;
+  py::object progress_, on_filled_;
+  const std::vector<st::Destination>& dests_;
   std::unique_ptr<py::error_already_set> error_;  // a pointer: GCC 12 misreads an optional's payload
 };
 
@@ -111,7 +117,7 @@ py::tuple buffer_address(py::handle obj) {
 }  // namespace
 
 py::dict checkpoint_fill(const PyCheckpoint& self, py::list destinations, bool allow_missing, bool allow_unexpected,
-                         unsigned parallel_reads, py::object progress) {
+                         unsigned parallel_reads, py::object progress, py::object on_filled) {
   std::vector<st::Destination> dests;
   dests.reserve(destinations.size());
   for (auto item : destinations) dests.push_back(parse_destination(item));
@@ -119,7 +125,7 @@ py::dict checkpoint_fill(const PyCheckpoint& self, py::list destinations, bool a
   options.allow_missing = allow_missing;
   options.allow_unexpected = allow_unexpected;
   options.parallel_reads = parallel_reads;
-  ProgressBridge bridge(progress);
+  CallbackBridge bridge(std::move(progress), std::move(on_filled), dests);
   bridge.install(options);
   std::optional<st::Result<st::FillResult>> result;
   {

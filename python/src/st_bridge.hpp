@@ -38,9 +38,9 @@ struct PyCheckpoint {
   st::Checkpoint checkpoint;
 };
 
-/// _Checkpoint.fill(destinations, allow_missing, allow_unexpected, parallel_reads, progress).
+/// _Checkpoint.fill(destinations, allow_missing, allow_unexpected, parallel_reads, progress, on_filled).
 py::dict checkpoint_fill(const PyCheckpoint& self, py::list destinations, bool allow_missing, bool allow_unexpected,
-                         unsigned parallel_reads, py::object progress);
+                         unsigned parallel_reads, py::object progress, py::object on_filled);
 
 /// _Checkpoint.stream(device, names, budget, read_ahead_threads): a _TensorStream.
 py::object checkpoint_stream(py::object self, int device, py::object names, std::uint64_t budget,

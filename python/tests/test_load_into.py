@@ -242,6 +242,43 @@ def test_an_exception_in_the_progress_callback_is_raised_after_the_reads(path):
         assert dests[n].tobytes() == v.tobytes()  # the reads went on to the end
 
 
+def test_on_filled_names_each_destination_once_when_its_bytes_are_there(path):
+    specs = [(f"t{i}", "F32", (40, 17 + i)) for i in range(9)] + [("empty", "F32", (0, 3))]
+    st_files.make(path, specs)
+    expect = st_files.parsed_arrays(path)
+    dests = {n: np.zeros(s, "<f4") for n, _, s in specs}
+    dests["absent"] = np.zeros(3, "<f4")
+    seen = {}
+
+    def filled(name):
+        seen[name] = dests[name].tobytes()  # complete at the call, whatever is still being read
+
+    hipfile.load_safetensors_into(path, dests, on_filled=filled, allow_missing=True, parallel_reads=3)
+    assert sorted(seen) == sorted(n for n, _, _ in specs)  # once each; never the missing one
+    for n, v in expect.items():
+        assert seen[n] == v.tobytes(), n
+
+
+def test_an_exception_in_on_filled_is_raised_after_the_reads(path):
+    specs = [(f"t{i}", "I16", (50,)) for i in range(5)]
+    st_files.make(path, specs)
+    expect = st_files.parsed_arrays(path)
+    dests = {n: np.empty(s, "<i2") for n, _, s in specs}
+    calls = []
+
+    def boom(name):
+        calls.append(name)
+        raise KeyError(name)
+
+    with pytest.raises(KeyError):
+        hipfile.load_safetensors_into(path, dests, on_filled=boom)
+    assert len(calls) == 1  # after the first exception the callback is not called again
+    for n, v in expect.items():
+        assert dests[n].tobytes() == v.tobytes()
+    with pytest.raises(TypeError, match="on_filled must be a callable"):
+        hipfile.load_safetensors_into(path, dests, on_filled="t0")
+
+
 def test_progress_true_draws_one_line_on_stderr(path, capsys):
     st_files.make(path, [("a", "U8", (3000,))])
     hipfile.load_safetensors_into(path, {"a": np.empty(3000, np.uint8)}, progress=True)
