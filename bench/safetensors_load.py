@@ -29,6 +29,7 @@ import safetensors
 import torch
 from safetensors.torch import load_file, save_file
 
+from llama_shapes import llama_shapes  # bench/llama_shapes.py, beside this script
 from page_cache import drop, warm  # bench/page_cache.py, beside this script
 
 LAYERS, HIDDEN, MLP, VOCAB = 19, 4096, 9728, 32000
@@ -39,18 +40,7 @@ COLD_VARIANTS = {"default": [], "parallel 4": ["--parallel", "4"], "O_DIRECT": [
 
 
 def shapes():
-    out = {"model.embed_tokens.weight": (VOCAB, HIDDEN)}
-    for i in range(LAYERS):
-        p = f"model.layers.{i}."
-        for m in ("q_proj", "k_proj", "v_proj", "o_proj"):
-            out[p + f"self_attn.{m}.weight"] = (HIDDEN, HIDDEN)
-        out[p + "mlp.gate_proj.weight"] = (MLP, HIDDEN)
-        out[p + "mlp.up_proj.weight"] = (MLP, HIDDEN)
-        out[p + "mlp.down_proj.weight"] = (HIDDEN, MLP)
-        out[p + "input_layernorm.weight"] = (HIDDEN,)
-        out[p + "post_attention_layernorm.weight"] = (HIDDEN,)
-    out["model.norm.weight"] = (HIDDEN,)
-    return out
+    return llama_shapes(LAYERS, HIDDEN, MLP, VOCAB)
 
 
 def data_bytes():

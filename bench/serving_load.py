@@ -36,6 +36,7 @@ import os
 import sys
 import time
 
+from llama_shapes import llama_shapes  # bench/llama_shapes.py, beside this script
 from page_cache import drop, warm  # bench/page_cache.py, beside this script
 
 # bench/safetensors_load.py's shapes (19 layers, 7.36 GB of bf16) and --dry-run's tiny ones.
@@ -56,19 +57,7 @@ def optional(name):
 
 
 def shapes(dims):
-    h, m = dims["hidden"], dims["mlp"]
-    out = {"model.embed_tokens.weight": (dims["vocab"], h)}
-    for i in range(dims["layers"]):
-        p = f"model.layers.{i}."
-        for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
-            out[p + f"self_attn.{name}.weight"] = (h, h)
-        out[p + "mlp.gate_proj.weight"] = (m, h)
-        out[p + "mlp.up_proj.weight"] = (m, h)
-        out[p + "mlp.down_proj.weight"] = (h, m)
-        out[p + "input_layernorm.weight"] = (h,)
-        out[p + "post_attention_layernorm.weight"] = (h,)
-    out["model.norm.weight"] = (h,)
-    return out
+    return llama_shapes(dims["layers"], dims["hidden"], dims["mlp"], dims["vocab"])
 
 
 def llama_config(dims):
