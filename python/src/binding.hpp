@@ -8,6 +8,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <utility>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -90,6 +92,15 @@ class DeviceScope {
  private:
   int previous_ = -1;
   int device_ = -1;
+};
+
+/// The library's statistics paths under the names Python gives them (hipfile.stats()'s keys,
+/// a load's "paths").
+inline constexpr std::pair<const char*, hipfile::stats::Path> kStatsPaths[] = {
+    {"engine", hipfile::stats::Path::engine},
+    {"host", hipfile::stats::Path::host},
+    {"cufile", hipfile::stats::Path::cufile},
+    {"amd", hipfile::stats::Path::amd},
 };
 
 /// {name: {"count", "seconds", "first_seconds"}} of the library's setup phases (stats.cpp): all

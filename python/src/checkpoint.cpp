@@ -36,7 +36,7 @@ std::unique_ptr<PyCheckpoint> open_checkpoint(py::handle source) {
   std::optional<st::Result<st::Checkpoint>> opened;
   {
     py::gil_scoped_release nogil;  // headers are read here: no Python in the way
-    opened.emplace(paths.size() == 1 ? st::Checkpoint::open(paths[0]) : st::Checkpoint::open(paths));
+    opened.emplace(st::Checkpoint::open(paths));  // one path may be an index: open() tells
   }
   if (!*opened) raise_st(opened->error());
   auto out = std::make_unique<PyCheckpoint>();
@@ -74,39 +74,12 @@ st::Parallel parse_layout(const std::string& layout) {
   throw py::value_error("hipfile: layout must be 'column', 'row', 'vocabulary' or 'replicated', not '" + layout + "'");
 }
 
-std::vector<std::uint64_t> shape_vector(py::handle shape) {
-  std::vector<std::uint64_t> out;
-  for (auto d : shape) out.push_back(to_size(d, "a shape dimension"));
-  return out;
-}
-
 // (dim, start, stop) of rank's share; invalid_argument (world_size 0, rank not below it) is a
 // CheckpointError as every other code of the library.
 py::tuple tensor_parallel_slice(py::handle shape, const std::string& layout, unsigned rank, unsigned world_size) {
   auto s = st::tensor_parallel_slice(shape_vector(shape), parse_layout(layout), rank, world_size);
   if (!s) raise_st(s.error());
   return py::make_tuple(s->dim, s->start, s->stop);
-}
-
-// {"shape", "file_offset", "rows", "width", "pitch"} of a slice of a tensor described by
-// (dtype, shape, file_offset): what a reader of the slice touches in the file.
-py::dict slice_geometry(const std::string& dtype, py::handle shape, std::uint64_t file_offset, std::size_t dim,
-                        std::uint64_t start, std::uint64_t stop) {
-  st::TensorInfo t;
-  auto d = st::parse_dtype(dtype);
-  if (!d) throw py::value_error("hipfile: unknown dtype '" + dtype + "'");
-  t.dtype = *d;
-  t.shape = shape_vector(shape);
-  t.file_offset = file_offset;
-  auto g = st::slice_geometry(t, st::Slice{dim, start, stop});
-  if (!g) raise_st(g.error());
-  py::dict out;
-  out["shape"] = shape_tuple(g->shape);
-  out["file_offset"] = g->file_offset;
-  out["rows"] = g->rows;
-  out["width"] = g->width;
-  out["pitch"] = g->pitch;
-  return out;
 }
 
 }  // namespace
@@ -144,9 +117,6 @@ load_safetensors raises them).
         py::arg("world_size"),
         "(dim, start, stop) that rank holds of a tensor of shape under layout 'column', 'row', 'vocabulary' "
         "or 'replicated'.");
-  m.def("_slice_geometry", &slice_geometry, py::arg("dtype"), py::arg("shape"), py::arg("file_offset"), py::arg("dim"),
-        py::arg("start"), py::arg("stop"),
-        "{'shape', 'file_offset', 'rows', 'width', 'pitch'}: where a slice's bytes lie in the file.");
 }
 
 }  // namespace hipfile::py_binding

@@ -30,9 +30,7 @@ std::optional<st::Slice> parse_slice(py::handle s) {
 
 std::optional<std::vector<std::uint64_t>> parse_shape(py::handle s) {
   if (s.is_none()) return std::nullopt;
-  std::vector<std::uint64_t> out;
-  for (auto d : s) out.push_back(to_size(d, "a shape dimension"));
-  return out;
+  return shape_vector(s);
 }
 
 // (name, ptr, nbytes, slice or None, dtype or None, shape or None)

@@ -62,10 +62,15 @@ py::dict load_stats(const st::LoadStats& s, double open_seconds) {
   d["library"] = phase_dict(s.library_phases);
   // Where the bytes went, by the library's statistics paths (hipfile.stats()'s names).
   py::dict paths;
-  const char* names[] = {"engine", "host", "cufile", "amd"};
-  for (std::size_t p = 0; p < s.path_bytes.size(); ++p) paths[names[p]] = s.path_bytes[p];
+  for (const auto& [name, path] : kStatsPaths) paths[name] = s.path_bytes[static_cast<std::size_t>(path)];
   d["paths"] = paths;
   return d;
+}
+
+std::vector<std::uint64_t> shape_vector(py::handle shape) {
+  std::vector<std::uint64_t> out;
+  for (auto d : shape) out.push_back(to_size(d, "a shape dimension"));
+  return out;
 }
 
 py::tuple shape_tuple(const std::vector<std::uint64_t>& shape) {
@@ -101,9 +106,8 @@ py::tuple load(py::handle path, int device, py::object names) {
   double open_seconds = 0;
   {
     py::gil_scoped_release nogil;
-    const bool index = p.size() >= 5 && p.compare(p.size() - 5, 5, ".json") == 0;
     const auto began = std::chrono::steady_clock::now();
-    auto c = index ? st::Checkpoint::open_index(p) : st::Checkpoint::open(p);
+    auto c = st::Checkpoint::open(p);  // an index where p ends in ".json"
     open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (!c) {
       loaded.emplace(hipfile::unexpected(c.error()));
@@ -147,8 +151,7 @@ void save(py::handle path, py::list tensors, std::map<std::string, std::string> 
     const auto dtype_name = t[1].cast<std::string>();
     const auto dtype = st::parse_dtype(dtype_name);
     if (!dtype) raise_st(st::Error(st::Errc::unknown_dtype, p, name, "unknown dtype '" + dtype_name + "'"));
-    std::vector<std::uint64_t> shape;
-    for (auto d : t[2]) shape.push_back(static_cast<std::uint64_t>(to_size(d, "a shape dimension")));
+    std::vector<std::uint64_t> shape = shape_vector(t[2]);
     held.push_back(resolve_buffer(t[3], Access::read_from));
     const Buffer& b = held.back();
     data.push_back(st::TensorData{name, *dtype, std::move(shape),

@@ -32,6 +32,9 @@ std::vector<std::string> tensor_names(py::handle names);
 /// A shape as a tuple of ints.
 py::tuple shape_tuple(const std::vector<std::uint64_t>& shape);
 
+/// A Python iterable of non-negative ints as a shape (TypeError / ValueError otherwise).
+std::vector<std::uint64_t> shape_vector(py::handle shape);
+
 /// _hipfile._Checkpoint: an opened st::Checkpoint (held by pointer: it is move-only, and the
 /// streams made from it keep the Python object, so its address, alive).
 struct PyCheckpoint {

@@ -20,18 +20,12 @@ py::dict counters(const hipFileStatsCounters_t& c) {
 py::dict level1() {
   auto s = hipfile::stats::level1();
   if (!s) raise_error(s.error(), "reading the statistics");
-  constexpr std::pair<const char*, hipfile::stats::Path> paths[] = {
-      {"engine", hipfile::stats::Path::engine},
-      {"host", hipfile::stats::Path::host},
-      {"cufile", hipfile::stats::Path::cufile},
-      {"amd", hipfile::stats::Path::amd},
-  };
   py::dict out;
   out["level"] = s->level;
   auto phases = hipfile::stats::phases();  // kept at every level
   if (!phases) raise_error(phases.error(), "reading the phase times");
   out["phases"] = phase_dict(*phases);
-  for (const auto& [name, path] : paths) {
+  for (const auto& [name, path] : kStatsPaths) {
     py::dict ops;
     ops["read"] = counters(hipfile::stats::at(*s, path, hipfile::stats::Op::read));
     ops["write"] = counters(hipfile::stats::at(*s, path, hipfile::stats::Op::write));
