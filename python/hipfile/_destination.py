@@ -9,7 +9,7 @@ objects that own them are returned alongside and must stay referenced for the wh
 from typing import NamedTuple
 
 from . import _hipfile
-from ._safetensors import _NUMPY_DTYPES, _describe
+from ._safetensors import _describe, _typestr_dtype
 from ._tensor import DTYPES, Tensor
 
 
@@ -35,13 +35,6 @@ def _slice_of(name, value):
 
 def _is_torch(obj):
     return type(obj).__module__.partition(".")[0] == "torch" and hasattr(obj, "data_ptr")
-
-
-def _typestr_dtype(typestr):
-    for key in _NUMPY_DTYPES:
-        if DTYPES[key][3] == typestr:
-            return key
-    return None
 
 
 def _torch_memory(name, t):

@@ -3,6 +3,7 @@
 tensor (or rank's slice of one) fills each Slot, which names are missing or unexpected, and the
 errors load_state_dict would raise, in its words."""
 
+import math
 from dataclasses import dataclass
 
 from ._tensor import DTYPES
@@ -76,7 +77,7 @@ def _job(torch, slot, entry, plan, rank, world_size):
     if torch_dtype is None:
         return None, f"{entry.name}: the checkpoint's dtype {entry.dtype} has no equivalent in this PyTorch"
     size = DTYPES[entry.dtype][0]
-    nbytes = entry.nbytes if part is None else _count(shape) * size
+    nbytes = entry.nbytes if part is None else math.prod(shape) * size
     return Job(entry.name, slot, part, shape, entry.dtype, torch_dtype, nbytes), None
 
 
@@ -89,13 +90,6 @@ def _size_mismatch(torch, entry, part, layout, model_shape, rank, world_size):
         text += (f" (rank {rank} of {world_size} holds elements [{start}, {stop}) of dimension {dim} of the "
                  f"checkpoint's {torch.Size(entry.shape)} under the {layout} layout)")
     return text
-
-
-def _count(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def state_dict_error(module, missing, unexpected, errors, strict):

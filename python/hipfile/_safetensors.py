@@ -161,6 +161,15 @@ def _as_torch(torch, buffers, tensors, index):
 _NUMPY_DTYPES = ("F64", "F32", "F16", "C64", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8", "BOOL")
 
 
+def _typestr_dtype(typestr):
+    """The safetensors dtype of a NumPy / array-interface typestr ("<f4" is F32), or None; BF16
+    and float8 have no typestr of their own, so "<u2" is U16."""
+    for key in _NUMPY_DTYPES:
+        if DTYPES[key][3] == typestr:
+            return key
+    return None
+
+
 def _describe(name, value):
     """(safetensors dtype, shape) of a tensor-like value."""
     if isinstance(value, Tensor):
@@ -173,11 +182,10 @@ def _describe(name, value):
         for key, info in DTYPES.items():
             if info[4] == text[len("torch."):]:
                 return key, tuple(shape)
-    else:  # NumPy, CuPy: a numpy.dtype; BF16 and float8 have none, so "<u2" is U16
-        typestr = getattr(dtype, "str", None)
-        for key in _NUMPY_DTYPES:
-            if DTYPES[key][3] == typestr:
-                return key, tuple(shape)
+    else:  # NumPy, CuPy: a numpy.dtype
+        key = _typestr_dtype(getattr(dtype, "str", None))
+        if key is not None:
+            return key, tuple(shape)
     raise ValueError(f"hipfile: tensor {name!r}: dtype {text} has no safetensors equivalent")
 
 

@@ -11,6 +11,7 @@ only the rows that hold it.
 """
 
 import errno
+import math
 import os
 import tempfile
 
@@ -141,7 +142,7 @@ class safe_open:  # noqa: N801 -- the safetensors package's name
         checkpoint = self._open_checkpoint()
         _, dtype, _, _, _, nbytes = self._info[name]
         if sl is not None and DTYPES[dtype][0]:
-            nbytes = DTYPES[dtype][0] * _count(shape)
+            nbytes = DTYPES[dtype][0] * math.prod(shape)
         out = _empty(self._framework, self._device, dtype, _storage_shape(dtype, shape, nbytes))
         if nbytes:
             checkpoint.fill([_own_destination(name, out, sl, dtype, shape)], False, True, 1, None)
@@ -156,13 +157,6 @@ class safe_open:  # noqa: N801 -- the safetensors package's name
         """A slice object of the tensor: get_shape(), get_dtype() and [...] indexing that reads
         only what the index selects."""
         return _SafeSlice(self, self._tensor_info(name))
-
-
-def _count(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 class _SafeSlice:
