@@ -14,6 +14,7 @@
 #include <hipfile++/device_buffer.hpp>
 #include <hipfile++/file.hpp>
 
+#include "devices.hpp"
 #include "fail.hpp"
 #include "load_clock.hpp"
 #include "plan.hpp"
@@ -27,19 +28,15 @@ namespace {
 
 /// The device of each selected tensor, each checked against the devices the runtime has.
 Result<std::vector<int>> place(const Checkpoint& c, const std::vector<std::size_t>& selected, const LoadOptions& o) {
-  int count = 0, current = 0;
-  if (hipError_t e = hipGetDeviceCount(&count); e != hipSuccess)
-    return fail(Errc::device_error, "", "", "hipGetDeviceCount", hipfile::Error::from_hip(e));
-  if (hipError_t e = hipGetDevice(&current); e != hipSuccess)
-    return fail(Errc::device_error, "", "", "hipGetDevice", hipfile::Error::from_hip(e));
+  auto runtime = runtime_devices();
+  if (!runtime) return fail(runtime.error());
   std::vector<int> devices;
   for (std::size_t i : selected) {
     const TensorInfo& t = c.tensors()[i];
-    const int d = o.placement ? o.placement(t) : (o.device < 0 ? current : o.device);
-    if (d < 0 || d >= count)
-      return fail(Errc::invalid_argument, c.shards()[t.shard].path, t.name,
-                  "device " + std::to_string(d) + " does not exist (" + std::to_string(count) + " found)");
-    devices.push_back(d);
+    const int asked = o.placement ? o.placement(t) : (o.device < 0 ? runtime->current : o.device);
+    auto d = checked_device(*runtime, asked, c.shards()[t.shard].path, t.name);
+    if (!d) return fail(d.error());
+    devices.push_back(*d);
   }
   return devices;
 }

@@ -13,6 +13,7 @@
 
 #include <hipfile++/file.hpp>
 
+#include "devices.hpp"
 #include "fail.hpp"
 #include "load_clock.hpp"
 #include "select.hpp"
@@ -51,7 +52,6 @@ struct TensorStream::State {
 
   /// Each reading thread: take the next tensor, wait for its turn and room, read it.
   void read_loop() {
-    (void)hipSetDevice(device);  // a failure shows in the allocation, which names the device
     for (std::size_t i; (i = next_read.fetch_add(1)) < order.size();) {
       if (!reserve(i)) return;
       auto result = read_one(*order[i]);
@@ -117,16 +117,9 @@ using detail::fail;
 
 /// The device a stream reads into: the option's, or the calling thread's current one; checked.
 Result<int> stream_device(const StreamOptions& o) {
-  int count = 0, device = o.device;
-  if (hipError_t e = hipGetDeviceCount(&count); e != hipSuccess)
-    return fail(Errc::device_error, "", "", "hipGetDeviceCount", hipfile::Error::from_hip(e));
-  if (device < 0)
-    if (hipError_t e = hipGetDevice(&device); e != hipSuccess)
-      return fail(Errc::device_error, "", "", "hipGetDevice", hipfile::Error::from_hip(e));
-  if (device >= count)
-    return fail(Errc::invalid_argument, "", "",
-                "device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
-  return device;
+  auto runtime = detail::runtime_devices();
+  if (!runtime) return fail(runtime.error());
+  return detail::checked_device(*runtime, o.device < 0 ? runtime->current : o.device);
 }
 
 /// The budget in force: the option's (which every selected tensor must fit) or the default.
