@@ -166,3 +166,37 @@ TEST_CASE("a read that fails comes out at its tensor, after every tensor before 
   REQUIRE_FALSE(again);
   CHECK(again.error().code() == Errc::shard_changed);
 }
+
+TEST_CASE("a stream onto another device puts every tensor there and leaves the current device") {
+  int count = 0;
+  REQUIRE(hipGetDeviceCount(&count) == hipSuccess);
+  if (count < 2) HIPFILE_SKIP("needs two devices");
+  TempDir dir;
+  const std::string path = dir / "two.safetensors";
+  const Made made = make_checkpoint(path, layers(), 6);
+  auto c = sts::Checkpoint::open(path);
+  REQUIRE(c);
+  REQUIRE(hipSetDevice(0) == hipSuccess);
+  sts::StreamOptions o;
+  o.device = 1;
+  std::size_t n = 0;
+  auto stats = sts::stream(*c, o, [&](sts::StreamedTensor&& t) {
+    CHECK(t.tensor.device == 1);
+    if (t.tensor.bytes > 0) {
+      hipPointerAttribute_t a{};
+      REQUIRE(hipPointerGetAttributes(&a, t.tensor.data) == hipSuccess);
+      CHECK(a.device == 1);
+    }
+    CHECK(bytes_of(t) == made.at(t.tensor.name));
+    return ++n > 0;
+  });
+  REQUIRE(stats);
+  CHECK(n == c->tensors().size());
+  int current = -1;
+  REQUIRE(hipGetDevice(&current) == hipSuccess);
+  CHECK(current == 0);
+  o.device = 2;
+  auto missing = sts::TensorStream::open(*c, o);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message() == "device 2 does not exist (2 found)");
+}
