@@ -81,15 +81,5 @@ hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data) n
 /// The device that owns `stream` (the current device for the NULL stream).
 hipError_t stream_device(hipStream_t stream, int& device) noexcept;
 
-/// Pinned host memory mapped into the device address space: `host` for the CPU, `device` for
-/// stream memory operations. Freed with free_host_mapped(host).
-hipError_t alloc_host_mapped(std::size_t bytes, void*& host, void*& device) noexcept;
-void free_host_mapped(void* host) noexcept;
-
-/// Makes `stream` wait until the 32-bit word at `device_word` is >= value (hipStreamWaitValueGte).
-/// An error means the stream takes no wait (e.g. the device lacks stream memory operations):
-/// the async submission then cancels its operation and fails (hipFileAsyncNotSupported for
-/// hipErrorNotSupported); nothing waits in a host function instead.
-hipError_t stream_wait_geq32(hipStream_t stream, void* device_word, std::uint32_t value) noexcept;
 
 }  // namespace hipfile::gpu

@@ -1,60 +1,91 @@
 // SPDX-License-Identifier: MIT
 #include "runtime/async.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <climits>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
+#include "gpu/copy.hpp"
 #include "gpu/hip.hpp"
-#include "runtime/async_state.hpp"
 #include "runtime/dispatch.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/instance.hpp"
+#include "runtime/stats.hpp"
 #include "sys/log.hpp"
+#include "sys/posix.hpp"
 
 namespace hipfile::engine {
 
 namespace {
 
-// ---- One operation --------------------------------------------------------------------------------
+// Slots per operation: the preads (or pwrites) of that many pieces run at once, on as many
+// executor threads, while the stream copies the pieces before them.
+constexpr std::size_t kRing = 4;
 
-// Whether a submitted operation may run. It is Undecided from the hand-off's enqueue until the
-// stream's wait is enqueued too: only then has the submission succeeded. A submission that
-// fails after the hand-off was enqueued cancels it, and the operation touches nothing.
+struct AsyncOp;
+
+// One piece of the window: its bytes (relative to the window's start), the part of it the
+// operation moves once its parameters are known, and that part's result.
+struct Piece {
+  std::size_t begin = 0, end = 0;
+  std::size_t lo = 0, hi = 0;  // the moved part, [lo, hi) of the window; empty: nothing to move
+  off_t file_offset = 0;       // of byte `lo`
+  IoResult result;
+  bool ran = false;
+  std::atomic<bool> done{false};
+};
+
+// What a host function on the stream is handed: the operation and which piece it is at.
+struct Step {
+  AsyncOp* op = nullptr;
+  std::size_t k = 0;
+};
+
+// Whether a submitted operation may run. Undecided until every part of it is on the stream:
+// only then has the submission succeeded. A submission that fails cancels it, and then its host
+// functions touch nothing but the operation record.
 enum class Decision { Undecided, Armed, Canceled };
 
 struct AsyncOp {
   Direction dir = Direction::Read;
   FileId fh = 0;
-  void* base = nullptr;
+  std::byte* base = nullptr;
   AsyncArgs args;
   AsyncDone done;
   StreamFixed fixed;
-  std::size_t size = 0;  // the size at submission (fixed or the upper bound)
+  // The window, as submitted.
+  std::size_t size = 0;
   off_t file_offset = 0;
   off_t buffer_offset = 0;
-  FlagSlot slot;
-  std::shared_ptr<Instance> instance;  // its executor runs the operation; released when it is done
-  Executor::Tasks task;  // the executor's queue node, made at submission: the hand-off allocates nothing
+  int device = -1;  // the buffer's device; -1: CPU-accessible memory, moved in place
+  std::shared_ptr<Instance> instance;
+  std::vector<std::byte*> slots;  // device buffers: piece k goes through slots[k % slots.size()]
+  std::size_t slot_bytes = 0;     // each slot's size, and so each piece's
+  std::vector<Piece> pieces;
+  std::vector<Step> steps;
+  std::vector<Executor::Tasks> tasks;  // one queue node per piece, made at submission
+  // Set by the first host function, when the stream reaches the operation.
+  Status refused;  // not ok: the operation moves nothing and reports this
+  Lease<File> file;
+  std::atomic<bool> stopped{false};  // a piece failed or ended short: later ones need not run
+  std::uint64_t started = 0;
 
   std::mutex mu;
   std::condition_variable decided_cv;
   Decision decision = Decision::Undecided;
-  // Two owners once the hand-off is enqueued: the executor and the submitting call, which still
-  // signals the decision after the executor may have run it. The last one deletes it.
-  std::atomic<int> refs{2};
+  // The submitting call and each host function queued: the last one deletes it.
+  std::atomic<int> refs{1};
+
   void unref() noexcept {
     if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-
   void decide(Decision d) {
     {
       std::lock_guard lock(mu);
@@ -62,48 +93,299 @@ struct AsyncOp {
     }
     decided_cv.notify_all();
   }
-  Decision wait_decision() {
+  bool armed() {
     std::unique_lock lock(mu);
     decided_cv.wait(lock, [&] { return decision != Decision::Undecided; });
-    return decision;
+    return decision == Decision::Armed;
   }
+  Piece& piece(std::size_t k) noexcept { return pieces[k]; }
+  std::byte* window() const noexcept { return base + buffer_offset; }
+  std::byte* slot_of(std::size_t k) const noexcept { return slots[k % slots.size()]; }
 };
 
-IoResult run_op(AsyncOp* op) {
-  std::size_t size = op->size;
-  off_t file_offset = op->file_offset;
-  off_t buffer_offset = op->buffer_offset;
-  // Deferred parameters are read now, when the stream has reached the operation.
-  if (!op->fixed.size) size = *op->args.size;
-  if (!op->fixed.file_offset) file_offset = *op->args.file_offset;
-  if (!op->fixed.buffer_offset) buffer_offset = *op->args.buffer_offset;
+// ---- When the stream reaches the operation -------------------------------------------------------
+
+// The parameters as they are now (those the stream fixed as submitted), checked against the
+// window and the file; on success each piece knows the part it moves.
+Status resolve_parameters(AsyncOp& op) {
+  const std::size_t size = op.fixed.size ? op.size : *op.args.size;
+  const off_t file_offset = op.fixed.file_offset ? op.file_offset : *op.args.file_offset;
+  const off_t buffer_offset = op.fixed.buffer_offset ? op.buffer_offset : *op.args.buffer_offset;
+  if (!valid_arguments(op.base, size, file_offset, buffer_offset)) return Status::of(Error::InvalidValue);
+  // The region must lie in the window: the copies on the stream were queued for it.
+  if (buffer_offset < op.buffer_offset) return Status::of(Error::InvalidValue);
+  const auto from = static_cast<std::size_t>(buffer_offset - op.buffer_offset);
+  if (from > op.size || size > op.size - from) return Status::of(Error::InvalidValue);
+  op.file = Driver::get().files.find(op.fh);
+  if (!op.file) return Status::of(Error::HandleNotRegistered);
+  if (Status st = check_access(op.dir, *op.file); !st.ok()) return st;
+  const Config& config = op.instance->config();
+  if (op.device < 0 && !config.allow_system_memory) return Status::of(Error::HipMemoryTypeInvalid);
+  if (op.device >= 0 && !config.allow_compat) return Status::of(Error::IODisabled);
+  for (Piece& p : op.pieces) {
+    p.lo = std::max(p.begin, from);
+    p.hi = std::max(p.lo, std::min(p.end, from + size));
+    p.file_offset = file_offset + static_cast<off_t>(p.lo - from);
+  }
+  return Status::success();
+}
+
+// The first host function: decides whether anything runs at all.
+void start(AsyncOp& op) {
+  if (!op.armed()) {
+    op.refused = Status::of(Error::InternalError);  // canceled: nothing is posted or waited for
+    return;
+  }
+  op.started = stats::start();
+  try {
+    op.refused = resolve_parameters(op);
+  } catch (...) {
+    op.refused = Status::of(Error::InternalError);
+  }
+}
+
+// Where piece k's bytes are in host memory: its staging slot, or the caller's memory itself.
+std::byte* host_bytes(AsyncOp& op, std::size_t k) {
+  const Piece& p = op.piece(k);
+  if (op.device < 0) return op.window() + p.lo;
+  return op.slot_of(k) + (p.lo - p.begin);
+}
+
+// On a stream executor thread: piece k's pread or pwrite, on host memory alone.
+void move_piece(AsyncOp& op, std::size_t k) noexcept {
+  Piece& p = op.piece(k);
+  if (p.hi > p.lo && !op.stopped.load(std::memory_order_acquire)) {
+    Request req;
+    req.dir = op.dir;
+    req.file = op.file.get();
+    req.mem = host_bytes(op, k);
+    req.size = p.hi - p.lo;
+    req.offset = p.file_offset;
+    try {
+      p.result = op.instance->engine().execute_on_caller(req);
+    } catch (...) {
+      p.result.status = Status::of(Error::InternalError);
+    }
+    p.ran = true;
+    if (!p.result.ok() || static_cast<std::size_t>(p.result.bytes) < req.size)
+      op.stopped.store(true, std::memory_order_release);
+  }
+  p.done.store(true, std::memory_order_release);
+  p.done.notify_all();
+}
+
+void post(AsyncOp& op, std::size_t k) noexcept {
+  if (k < op.pieces.size() && op.refused.ok()) op.instance->stream_executor().post(op.tasks[k]);
+}
+
+void wait_for(AsyncOp& op, std::size_t k) noexcept {
+  if (!op.refused.ok()) return;  // nothing was posted
+  Piece& p = op.piece(k);
+  while (!p.done.load(std::memory_order_acquire)) p.done.wait(false, std::memory_order_acquire);
+}
+
+// POSIX's convention over the pieces in order: the contiguous prefix that moved, or the error
+// when nothing did.
+IoResult outcome(const AsyncOp& op) {
   IoResult r;
-  if (size > op->size) {
-    r.status = Status::of(Error::InvalidValue);  // a size may shrink, never grow
+  if (!op.refused.ok()) {
+    r.status = op.refused;
     return r;
   }
-  try {
-    r = do_io(op->dir, op->fh, op->base, size, file_offset, buffer_offset);
-  } catch (...) {
-    r.status = Status::of(Error::InternalError);
+  std::size_t moved = 0;
+  for (const Piece& p : op.pieces) {
+    if (p.hi == p.lo) continue;
+    if (!p.ran) break;
+    if (!p.result.ok()) {
+      if (moved == 0) return p.result;
+      break;
+    }
+    moved += static_cast<std::size_t>(p.result.bytes);
+    if (static_cast<std::size_t>(p.result.bytes) < p.hi - p.lo) break;
   }
+  r.bytes = static_cast<ssize_t>(moved);
   return r;
 }
 
-// On an executor thread. The operation is owned here from now on.
-void execute(AsyncOp* op) noexcept {
-  // Canceled: the submission returned an error, so the caller may have freed the buffer and
-  // *bytes already. Nothing is read or written; the word is raised only to keep it growing.
-  if (op->wait_decision() == Decision::Armed) op->done(run_op(op));
-  flags().signal_and_release(op->slot);
-  op->unref();
+// ---- Host functions --------------------------------------------------------------------------------
+// Each returns once host-side work it waits for is done: a pread or pwrite already posted (by an
+// earlier host function of the same operation), never anything the GPU does.
+
+// A read into device memory, at piece k: the first starts the preads of the ring's pieces; each
+// later one starts the piece whose slot the stream has just emptied. Then waits for piece k.
+void read_step(void* p) noexcept {
+  auto& step = *static_cast<Step*>(p);
+  AsyncOp& op = *step.op;
+  if (step.k == 0) {
+    start(op);
+    for (std::size_t k = 0; k < op.slots.size(); ++k) post(op, k);
+  } else {
+    post(op, step.k - 1 + op.slots.size());
+  }
+  wait_for(op, step.k);
+  op.unref();
 }
 
-// Host function: the stream reached the operation. Only hands it over, and cannot fail: the
-// queue node was made at submission, so this allocates nothing and throws nothing.
-void hand_off(void* p) noexcept {
-  auto* op = static_cast<AsyncOp*>(p);
-  op->instance->executor().post(op->task);  // started at submission: this only queues
+// A write from device memory, at piece k: its bytes are in staging now; start its pwrite, then
+// wait for the pwrite whose slot the next piece's copy refills.
+void write_step(void* p) noexcept {
+  auto& step = *static_cast<Step*>(p);
+  AsyncOp& op = *step.op;
+  if (step.k == 0) start(op);
+  post(op, step.k);
+  const std::size_t next = step.k + 1;
+  if (next < op.pieces.size() && next >= op.slots.size()) wait_for(op, next - op.slots.size());
+  op.unref();
+}
+
+// CPU-accessible memory: every piece moves in place at once.
+void host_step(void* p) noexcept {
+  AsyncOp& op = *static_cast<AsyncOp*>(p);
+  start(op);
+  for (std::size_t k = 0; k < op.pieces.size(); ++k) post(op, k);
+  op.unref();
+}
+
+// The last host function: the stream has passed every copy. Waits for what is still moving,
+// stores the result and gives the operation's resources back. A canceled operation's staging is
+// not given back (copies queued before the failure may still use it): it is freed with the pool.
+void finish(void* p) noexcept {
+  AsyncOp& op = *static_cast<AsyncOp*>(p);
+  if (op.armed()) {
+    for (std::size_t k = 0; k < op.pieces.size(); ++k) wait_for(op, k);
+    IoResult r = outcome(op);
+    if (r.ok() && r.bytes > 0 && op.dir == Direction::Write && op.instance->config().durable_writes &&
+        sys::ops.fdatasync(op.file->buffered_fd) != 0)
+      r.status = Status::of_errno(errno);
+    if (op.refused.ok())
+      stats::record(op.device >= 0 ? stats::Path::Engine : stats::Path::Host, op.dir, op.device,
+                    r.ok() && r.bytes > 0 ? static_cast<std::size_t>(r.bytes) : 0, op.started, !r.ok());
+    op.done(r);
+    op.file.reset();
+    op.instance->stream_staging().give_back(op.slot_bytes, op.slots);
+  }
+  op.instance.reset();
+  op.unref();
+}
+
+// ---- Submission ------------------------------------------------------------------------------------
+
+// The checks upstream makes at submission, on the parameters as they are now. An error return
+// leaves nothing behind; `fixed` is what the stream's registration fixes (nothing when it is
+// not registered), `device` the buffer's device (-1: CPU-accessible memory).
+Status check_submission(Driver& driver, FileId fh, void* buffer_base, const AsyncArgs& args, const AsyncDone& done,
+                        hipStream_t stream, StreamFixed& fixed, int& device) {
+  if (buffer_base == nullptr || args.size == nullptr || args.file_offset == nullptr || args.buffer_offset == nullptr ||
+      !done)
+    return Status::of(Error::InvalidValue);
+  int stream_device = -1;
+  if (hipError_t e = gpu::stream_device(stream, stream_device); e != hipSuccess) {
+    gpu::clear_last_error();
+    return Status::of_hip(e);
+  }
+  StreamTable& t = streams();
+  fixed = StreamFixed{};
+  {
+    std::lock_guard lock(t.mu);
+    if (auto it = t.flags.find(stream); it != t.flags.end()) fixed = it->second;
+  }
+  if (!driver.files.find(fh)) return Status::of(Error::HandleNotRegistered);
+  return check_region(buffer_base, *args.size, *args.file_offset, *args.buffer_offset, &device);
+}
+
+// The operation with its window cut into pieces, their queue nodes and its staging: everything
+// that can fail without side effects.
+Status prepare_op(AsyncOp& op) {
+  Instance& instance = *op.instance;
+  (void)instance.engine();  // started here: the executor's threads only use it
+  StagingSlots& staging = instance.stream_staging();
+  const std::size_t piece = op.slot_bytes = staging.slot_size_for(op.size);
+  const std::size_t n = (op.size + piece - 1) / piece;
+  op.pieces = std::vector<Piece>(n);
+  op.steps.resize(n);
+  op.tasks.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    op.pieces[k].begin = k * piece;
+    op.pieces[k].end = std::min(op.size, (k + 1) * piece);
+    op.steps[k] = Step{&op, k};
+    AsyncOp* raw = &op;
+    op.tasks[k].push_back([raw, k] { move_piece(*raw, k); });
+  }
+  if (op.device < 0) return Status::success();
+  if (hipError_t e = staging.take(piece, std::min(n, kRing), op.slots); e != hipSuccess) return Status::of_hip(e);
+  return Status::success();
+}
+
+// Queues a host function that holds a reference to the operation until it has run.
+hipError_t launch(AsyncOp& op, hipStream_t stream, void (*fn)(void*), void* data) {
+  op.refs.fetch_add(1, std::memory_order_relaxed);
+  const hipError_t e = gpu::launch_host_func(stream, fn, data);
+  if (e != hipSuccess) op.refs.fetch_sub(1, std::memory_order_relaxed);
+  return e;
+}
+
+// Piece k's bytes between its slot and the caller's buffer, on the stream.
+hipError_t copy_in(AsyncOp& op, std::size_t k, hipStream_t stream) {  // buffer -> slot
+  const Piece& p = op.piece(k);
+  return gpu::copy_to_host_async(op.slot_of(k), op.window() + p.begin, p.end - p.begin, stream);
+}
+hipError_t copy_out(AsyncOp& op, std::size_t k, hipStream_t stream) {  // slot -> buffer
+  const Piece& p = op.piece(k);
+  return gpu::copy_to_device_async(op.window() + p.begin, op.slot_of(k), p.end - p.begin, stream);
+}
+
+hipError_t enqueue_read(AsyncOp& op, hipStream_t stream) {
+  const std::size_t n = op.pieces.size(), ring = op.slots.size();
+  for (std::size_t k = 0; k < ring; ++k)
+    if (hipError_t e = copy_in(op, k, stream); e != hipSuccess) return e;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (hipError_t e = launch(op, stream, read_step, &op.steps[k]); e != hipSuccess) return e;
+    if (hipError_t e = copy_out(op, k, stream); e != hipSuccess) return e;
+    if (k + ring < n)
+      if (hipError_t e = copy_in(op, k + ring, stream); e != hipSuccess) return e;
+  }
+  return hipSuccess;
+}
+
+hipError_t enqueue_write(AsyncOp& op, hipStream_t stream) {
+  for (std::size_t k = 0; k < op.pieces.size(); ++k) {
+    if (hipError_t e = copy_in(op, k, stream); e != hipSuccess) return e;
+    if (hipError_t e = launch(op, stream, write_step, &op.steps[k]); e != hipSuccess) return e;
+  }
+  return hipSuccess;
+}
+
+hipError_t enqueue_steps(AsyncOp& op, hipStream_t stream) {
+  if (op.device < 0) return launch(op, stream, host_step, &op);
+  return op.dir == Direction::Read ? enqueue_read(op, stream) : enqueue_write(op, stream);
+}
+
+// Puts the operation on the stream. It has been submitted only when every part is there; a part
+// that could not be queued cancels it (its host functions then touch nothing, and a read's copies
+// only copy the window's bytes back onto themselves).
+Status enqueue(std::unique_ptr<AsyncOp> owned, hipStream_t stream) {
+  AsyncOp& op = *owned;
+  hipError_t e = enqueue_steps(op, stream);
+  if (e == hipSuccess) e = launch(op, stream, finish, &op);
+  if (e == hipSuccess) {
+    owned.release();  // the last of this call and the host functions deletes it
+    op.done(IoResult{});  // before the operation may run: it stores the result
+    op.decide(Decision::Armed);
+    op.unref();
+    return Status::success();
+  }
+  gpu::clear_last_error();
+  HIPFILE_LOG(Debug, "async submission failed while queuing (%s): the operation is canceled", gpu::error_name(e));
+  owned.release();  // the host functions already on the stream still use the record
+  op.decide(Decision::Canceled);
+  // A finish after what was queued keeps the instance, and so the staging those copies use,
+  // until the stream has passed them. Where even that cannot be queued, it is let go now.
+  if (launch(op, stream, finish, &op) != hipSuccess) {
+    gpu::clear_last_error();
+    op.instance.reset();
+  }
+  op.unref();
+  return Status::of_hip(e);
 }
 
 }  // namespace
@@ -127,101 +409,38 @@ Status stream_deregister(hipStream_t stream) {
   return Status::success();
 }
 
-namespace {
-
-// The checks upstream makes at submission, on the parameters as they are now. An error return
-// leaves nothing behind; `fixed` is what the stream's registration fixes (nothing when it is
-// not registered).
-Status check_submission(Driver& driver, FileId fh, void* buffer_base, const AsyncArgs& args, const AsyncDone& done,
-                        hipStream_t stream, StreamFixed& fixed) {
-  if (buffer_base == nullptr || args.size == nullptr || args.file_offset == nullptr || args.buffer_offset == nullptr ||
-      !done)
-    return Status::of(Error::InvalidValue);
-  int device = -1;
-  if (hipError_t e = gpu::stream_device(stream, device); e != hipSuccess) {
-    gpu::clear_last_error();
-    return Status::of_hip(e);
-  }
-  StreamTable& t = streams();
-  fixed = StreamFixed{};  // an unregistered stream is used with no fixed parameters
-  {
-    std::lock_guard lock(t.mu);
-    if (auto it = t.flags.find(stream); it != t.flags.end()) fixed = it->second;
-  }
-  if (!driver.files.find(fh)) return Status::of(Error::HandleNotRegistered);
-  return check_region(buffer_base, *args.size, *args.file_offset, *args.buffer_offset);
-}
-
-// The operation with the parameters as they are now (kept where the stream fixed them), its
-// queue node and its flag word: everything that can fail without side effects.
-Status prepare_op(std::unique_ptr<AsyncOp>& op, std::shared_ptr<Instance> instance, Direction dir, FileId fh,
-                  void* buffer_base, const AsyncArgs& args, AsyncDone done, StreamFixed fixed) {
-  op = std::make_unique<AsyncOp>();
-  op->dir = dir;
-  op->fh = fh;
-  op->base = buffer_base;
-  op->args = args;
-  op->done = std::move(done);
-  op->fixed = fixed;
-  op->size = *args.size;
-  op->file_offset = *args.file_offset;
-  op->buffer_offset = *args.buffer_offset;
-  op->instance = std::move(instance);
-  AsyncOp* raw = op.get();
-  op->task.push_back([raw] { execute(raw); });
-  if (hipError_t e = flags().acquire(op->slot); e != hipSuccess) return Status::of_hip(e);
-  return Status::success();
-}
-
-// Puts the hand-off and the wait on the stream. The submission has succeeded only when both are
-// enqueued; from the hand-off on, the executor and this call share the operation (refs).
-Status enqueue(std::unique_ptr<AsyncOp> op, hipStream_t stream) {
-  const FlagSlot slot = op->slot;
-  std::lock_guard order(streams().stripe(stream));
-  if (hipError_t e = gpu::launch_host_func(stream, hand_off, op.get()); e != hipSuccess) {
-    gpu::clear_last_error();
-    flags().signal_and_release(slot);
-    return Status::of_hip(e);
-  }
-  AsyncOp* raw = op.release();  // the stream hands it over whatever happens
-  const hipError_t e = gpu::stream_wait_geq32(stream, slot.device, slot.target);
-  if (e != hipSuccess) {
-    // Without the device-side wait the stream would run ahead of the I/O. No host function
-    // blocks the stream instead (CUDA forbids waiting in one on work that uses other streams):
-    // the operation is canceled before it can touch anything, and this call fails alone; the
-    // next submission tries the wait again.
-    raw->decide(Decision::Canceled);
-    raw->unref();  // this call's reference
-    if (e == hipErrorNotSupported) return Status::of(Error::AsyncNotSupported);
-    return Status::of_hip(e);
-  }
-  raw->done(IoResult{});  // before the operation may run: it stores the result
-  raw->decide(Decision::Armed);
-  raw->unref();  // this call's reference: the operation may already be done and gone after it
-  return Status::success();
-}
-
-}  // namespace
-
 Status submit_async(Direction dir, FileId fh, void* buffer_base, const AsyncArgs& args, AsyncDone done,
                     hipStream_t stream) {
   Driver& driver = Driver::get();
-  // Held until the operation has run, so that its executor and engine outlive it.
+  // Held until the stream has passed the operation, so that its executor and engine outlive it.
   std::shared_ptr<Instance> instance = driver.lease();
   if (!instance) {
     driver.open_implicitly();  // upstream: open, and still refuse this call
     return Status::of(Error::InvalidValue);
   }
   StreamFixed fixed;
-  if (Status e = check_submission(driver, fh, buffer_base, args, done, stream, fixed); !e.ok()) return e;
+  int device = -1;
+  if (Status e = check_submission(driver, fh, buffer_base, args, done, stream, fixed, device); !e.ok()) return e;
   if (*args.size == 0) {
     done(IoResult{});
     return Status::success();  // as upstream: nothing to enqueue
   }
-  (void)instance->executor();  // started now, so that the hand-off only queues
-  std::unique_ptr<AsyncOp> op;
-  if (Status e = prepare_op(op, std::move(instance), dir, fh, buffer_base, args, std::move(done), fixed); !e.ok())
+  auto op = std::make_unique<AsyncOp>();
+  op->dir = dir;
+  op->fh = fh;
+  op->base = static_cast<std::byte*>(buffer_base);
+  op->args = args;
+  op->done = std::move(done);
+  op->fixed = fixed;
+  op->size = *args.size;
+  op->file_offset = *args.file_offset;
+  op->buffer_offset = *args.buffer_offset;
+  op->device = device;
+  op->instance = std::move(instance);
+  if (Status e = prepare_op(*op); !e.ok()) {
+    op->instance->stream_staging().give_back(op->slot_bytes, op->slots);
     return e;
+  }
   return enqueue(std::move(op), stream);
 }
 

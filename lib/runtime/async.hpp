@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: MIT
 // Stream-ordered (async) I/O.
 //
-// An async read or write puts two things on the caller's stream: a host function that only
-// hands the operation to the executor (it never blocks, so streams sharing the runtime's
-// callback thread are not serialised), then hipStreamWaitValue32 on a pinned, device-mapped flag
-// word, so the stream itself waits. An executor thread reads the deferred parameters, runs the
-// I/O through do_io (the staging engine's own lanes and streams do the copies), stores the
-// bytes result and then raises the flag word: the stream proceeds. Where the wait-value call is
-// unavailable the submission fails with hipFileAsyncNotSupported; nothing blocks in a host
-// function. An error return always means that nothing of the operation will run.
+// Every wait is one the runtime can see, and no stream's progress depends on device work queued
+// elsewhere. At submission the operation's copies go on the caller's stream itself, between host
+// functions that wait for host-side progress alone:
 //
-// The executor is the driver instance's (lib/runtime/executor.hpp). An operation holds a lease on
-// the instance from its submission until it has finished, so the last hipFileDriverClose waits
-// for operations whose streams have not reached them yet, and the executor's threads are joined
-// after them.
+//   read:  [copy the window's bytes to staging] [host fn: start the preads, wait for piece k's]
+//          [copy staging -> buffer] ... [host fn: finish]
+//   write: [copy buffer -> staging] [host fn: start piece k's pwrite] ... [host fn: wait, finish]
 //
+// The window is [buffer_offset, + size) as submitted, cut into pieces of the staging slot's size
+// that go through a ring of slots; a slot's reuse is ordered by the stream itself. A read first
+// copies the window into staging, so bytes of it that the read does not reach (a short read, a
+// failure, parameters that shrank before the stream reached the operation) are copied back
+// unchanged. The preads and pwrites run on the instance's stream executor, on host memory only:
+// they never wait for the GPU, so every host function returns. CPU-accessible memory takes no
+// staging: the executor moves the bytes in place between the two host functions.
+//
+// Parameters not fixed by the stream are read when the stream reaches the operation; the
+// region they then name must lie in the submitted window (a size may shrink, an offset move
+// within it), else the operation fails with InvalidValue and moves nothing.
+//
+// An operation holds a lease on the instance from submission until the stream has passed it, so
+// the last hipFileDriverClose waits for operations whose streams have not reached them yet.
 // Results go to the operation's AsyncDone; lib/api/async.cpp stores them by the bytes-result
 // convention of api/status.hpp.
 #pragma once

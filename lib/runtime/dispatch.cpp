@@ -67,18 +67,6 @@ struct StatsScope {
   }
 };
 
-// The client's descriptor allows the direction, and a write would land where it is asked to.
-Status check_access(Direction dir, const File& file) {
-  if (dir == Direction::Write && file.access == O_RDONLY) return Status::of_errno(EBADF);
-  if (dir == Direction::Read && file.access == O_WRONLY) return Status::of_errno(EBADF);
-  if (dir == Direction::Write && file.append_only) {
-    // Only the client's O_APPEND descriptor serves this file (its reopen was refused), and a
-    // pwrite through it would land at the end of file, not at file_offset.
-    HIPFILE_LOG(Debug, "write refused: fd %d has O_APPEND and could not be reopened without it", file.client_fd);
-    return Status::of(Error::InvalidFileOpenFlag);
-  }
-  return Status::success();
-}
 
 // Waits for the work queued on `device`'s NULL stream, as a synchronous hipMemcpy would.
 Status wait_null_stream(int device) {
@@ -222,18 +210,31 @@ IoResult route(Instance& instance, const File& file, const Target& t, Ordering o
 
 }  // namespace
 
+Status check_access(Direction dir, const File& file) {
+  if (dir == Direction::Write && file.access == O_RDONLY) return Status::of_errno(EBADF);
+  if (dir == Direction::Read && file.access == O_WRONLY) return Status::of_errno(EBADF);
+  if (dir == Direction::Write && file.append_only) {
+    // Only the client's O_APPEND descriptor serves this file (its reopen was refused), and a
+    // pwrite through it would land at the end of file, not at file_offset.
+    HIPFILE_LOG(Debug, "write refused: fd %d has O_APPEND and could not be reopened without it", file.client_fd);
+    return Status::of(Error::InvalidFileOpenFlag);
+  }
+  return Status::success();
+}
+
 bool valid_arguments(const void* base, std::size_t size, off_t file_offset, off_t buffer_offset) noexcept {
   return base != nullptr && file_offset >= 0 && buffer_offset >= 0 && size <= static_cast<std::size_t>(LLONG_MAX) &&
          file_offset <= LLONG_MAX - static_cast<off_t>(size);
 }
 
-Status check_region(const void* buffer_base, std::size_t size, off_t file_offset, off_t buffer_offset) {
+Status check_region(const void* buffer_base, std::size_t size, off_t file_offset, off_t buffer_offset, int* device) {
   const Status kInvalid = Status::of(Error::InvalidValue);
   if (!valid_arguments(buffer_base, size, file_offset, buffer_offset)) return kInvalid;
   Target t;
   if (Status st = resolve(Driver::get(), static_cast<const std::byte*>(buffer_base), nullptr, t); !st.ok())
     return st.op == Error::HipDriverError ? st : kInvalid;
   if (!fits(t, static_cast<std::size_t>(buffer_offset), size)) return kInvalid;
+  if (device) *device = t.kind == gpu::MemKind::Device ? t.device : -1;
   return Status::success();
 }
 

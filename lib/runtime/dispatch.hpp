@@ -34,7 +34,12 @@ bool valid_arguments(const void* base, std::size_t size, off_t file_offset, off_
 /// The submission checks of async and batch I/O: valid_arguments, and [base + buffer_offset,
 /// + size) within the registration or allocation holding `base`, without the I/O. Returned as
 /// upstream reports them at submission: a HIP failure as itself, anything else InvalidValue.
-Status check_region(const void* base, std::size_t size, off_t file_offset, off_t buffer_offset);
+/// `device`, when given, is set to the device owning the memory, -1 for CPU-accessible memory.
+Status check_region(const void* base, std::size_t size, off_t file_offset, off_t buffer_offset,
+                    int* device = nullptr);
+
+/// The client's descriptor allows the direction, and a write would land where it is asked to.
+Status check_access(Direction dir, const File& file);
 
 /// Never touches memory outside [buffer_base + buffer_offset, + size) or the file range.
 IoResult do_io(Direction dir, FileId fh, const void* buffer_base, std::size_t size,

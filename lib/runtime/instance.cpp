@@ -2,7 +2,6 @@
 #include "runtime/instance.hpp"
 
 #include "fastpath/fastpath.hpp"
-#include "runtime/async_state.hpp"
 #include "sys/phases.hpp"
 
 namespace hipfile::engine {
@@ -23,6 +22,7 @@ Instance::Instance(Config asked, std::shared_ptr<fastpath::Fastpath> fastpath)
       in_force_(shape_engine(asked_)),
       fastpath_(std::move(fastpath)),
       engine_(std::make_shared<EngineCell>()),
+      stream_io_(std::make_shared<StreamIoCell>()),
       executor_(std::make_shared<ExecutorCell>()) {}
 
 Instance::Instance(Config asked, const Instance& before)
@@ -30,17 +30,15 @@ Instance::Instance(Config asked, const Instance& before)
       in_force_(shape_engine(asked_)),
       fastpath_(before.fastpath_),
       engine_(same_engine_shape(asked_, before.asked_) ? before.engine_ : std::make_shared<EngineCell>()),
+      stream_io_(before.stream_io_),
       executor_(before.executor_) {}
-
-Instance::EngineCell::~EngineCell() {
-  if (engine) without_async_waits([this] { engine.reset(); });
-}
 
 Instance::Instance(ForkedChild, const Instance& parent)
     : asked_(parent.asked_),
       in_force_(parent.in_force_),
       fastpath_(parent.fastpath_),
       engine_(std::make_shared<EngineCell>()),
+      stream_io_(std::make_shared<StreamIoCell>()),
       executor_(std::make_shared<ExecutorCell>()) {}
 
 Engine& Instance::engine() {
@@ -60,5 +58,23 @@ Executor& Instance::executor() {
                  [&] { cell.executor = std::make_unique<Executor>(in_force_.effective_async_threads()); });
   return *cell.executor;
 }
+
+}  // namespace hipfile::engine
+
+namespace hipfile::engine {
+
+Instance::StreamIoCell& Instance::stream_io() {
+  StreamIoCell& cell = *stream_io_;
+  std::call_once(cell.started, [&] {
+    auto staging = std::make_unique<StagingSlots>(in_force_.chunk_size, in_force_.pinned_limit);
+    cell.executor = std::make_unique<Executor>(in_force_.effective_async_threads());
+    cell.staging = std::move(staging);
+  });
+  return cell;
+}
+
+Executor& Instance::stream_executor() { return *stream_io().executor; }
+
+StagingSlots& Instance::stream_staging() { return *stream_io().staging; }
 
 }  // namespace hipfile::engine

@@ -6,8 +6,7 @@
 // and fastpath always agree. A setter makes a new instance for later requests; the driver keeps
 // the old one until no request holds it and then tears it down on a setter's or the closing
 // thread, outside the driver's locks (never on an I/O thread or in a host callback, where the
-// engine's lanes freeing pinned memory could wait on the device). Tearing down an instance
-// waits for async operations only when it frees an engine (EngineCell).
+// engine's lanes freeing pinned memory could wait on the device).
 #pragma once
 
 #include <atomic>
@@ -15,6 +14,7 @@
 #include <mutex>
 
 #include "io/config.hpp"
+#include "runtime/async_staging.hpp"
 #include "runtime/executor.hpp"
 #include "staging/engine.hpp"
 
@@ -53,14 +53,17 @@ class Instance {
   /// start throws and is tried again by the next submission). An operation holds a lease on the
   /// instance until it has finished, so the executor outlives every operation posted to it.
   Executor& executor();
+  /// Stream-ordered I/O's own threads and pinned staging, started on first use. Its threads
+  /// only move file bytes to or from host memory: the host functions on the callers' streams
+  /// wait for them, so nothing they run may wait for the GPU, the engine's workers or batch
+  /// I/O (which waits for the NULL stream, which may wait for those very streams).
+  Executor& stream_executor();
+  StagingSlots& stream_staging();
 
  private:
   // The engine and its start, shared by the instances of one engine shape.
   // `ready` is the built engine, published once: every request asks for it, and std::call_once
   // costs a mutex round trip per call where an acquire load suffices.
-  // The last instance of a shape to go frees the engine's staging memory, and only then is
-  // freeing waited for until no stream waits on an async operation (without_async_waits):
-  // a setter whose successor keeps the engine frees nothing and so waits for nothing.
   struct EngineCell {
     std::once_flag started;
     std::unique_ptr<Engine> engine;
@@ -68,7 +71,6 @@ class Instance {
     EngineCell() = default;
     EngineCell(const EngineCell&) = delete;
     EngineCell& operator=(const EngineCell&) = delete;
-    ~EngineCell();
   };
 
   struct ExecutorCell {
@@ -76,10 +78,18 @@ class Instance {
     std::unique_ptr<Executor> executor;
   };
 
+  struct StreamIoCell {
+    std::once_flag started;
+    std::unique_ptr<StagingSlots> staging;  // freed after the threads stop
+    std::unique_ptr<Executor> executor;
+  };
+  StreamIoCell& stream_io();
+
   Config asked_;
   Config in_force_;
   std::shared_ptr<fastpath::Fastpath> fastpath_;
   std::shared_ptr<EngineCell> engine_;
+  std::shared_ptr<StreamIoCell> stream_io_;
   std::shared_ptr<ExecutorCell> executor_;  // last: its threads stop first
 };
 

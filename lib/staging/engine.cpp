@@ -194,6 +194,14 @@ IoResult Engine::execute(const Request& req) {
   return req.size <= config_.inline_threshold ? execute_inline(req) : execute_parallel(req);
 }
 
+IoResult Engine::execute_on_caller(const Request& req) {
+  if (req.size == 0) return {};
+  Job job(req, static_cast<off_t>(chunk_));
+  job.participants = 1;
+  run(job, nullptr);  // device < 0: the host mover, which makes no HIP call
+  return outcome(job);
+}
+
 // On the caller's thread, with a Job of its own: no allocation, no worker, no mapping (the
 // per-call cost of a 4 KiB read is mostly such bookkeeping; bench/HISTORY.md, "Session of
 // 2026-12-02, night").

@@ -55,6 +55,11 @@ class Engine final : public Backend {
   /// prefix that moved (POSIX: only a request that moved nothing returns the error).
   IoResult execute(const Request& req);
 
+  /// Moves a request on CPU-accessible memory (`req.device < 0`) on the calling thread alone,
+  /// with no worker, lane or HIP call: for threads that must progress whatever the GPU and the
+  /// workers are doing (stream-ordered I/O, whose streams wait for them). Same result rules.
+  IoResult execute_on_caller(const Request& req);
+
   /// As a backend, the engine serves every request: it is the compat path behind the fastpaths.
   bool serves(const Request&) const override { return true; }
   IoResult read(const Request& req) override { return execute(req); }
