@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -39,6 +38,7 @@ struct Piece {
   off_t file_offset = 0;       // of byte `lo`
   IoResult result;
   bool ran = false;
+  bool posted = false;  // set by the host function that posts it, before the executor has it
   std::atomic<bool> done{false};
 };
 
@@ -47,11 +47,6 @@ struct Step {
   AsyncOp* op = nullptr;
   std::size_t k = 0;
 };
-
-// Whether a submitted operation may run. Undecided until every part of it is on the stream:
-// only then has the submission succeeded. A submission that fails cancels it, and then its host
-// functions touch nothing but the operation record.
-enum class Decision { Undecided, Armed, Canceled };
 
 struct AsyncOp {
   Direction dir = Direction::Read;
@@ -77,26 +72,14 @@ struct AsyncOp {
   std::atomic<bool> stopped{false};  // a piece failed or ended short: later ones need not run
   std::uint64_t started = 0;
 
-  std::mutex mu;
-  std::condition_variable decided_cv;
-  Decision decision = Decision::Undecided;
+  // Every part but the finish is on the stream: the submission succeeds unless the finish cannot
+  // be queued. Set before the finish is queued, so the finish reads it as it was then.
+  bool complete = false;
   // The submitting call and each host function queued: the last one deletes it.
   std::atomic<int> refs{1};
 
   void unref() noexcept {
     if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-  }
-  void decide(Decision d) {
-    {
-      std::lock_guard lock(mu);
-      decision = d;
-    }
-    decided_cv.notify_all();
-  }
-  bool armed() {
-    std::unique_lock lock(mu);
-    decided_cv.wait(lock, [&] { return decision != Decision::Undecided; });
-    return decision == Decision::Armed;
   }
   Piece& piece(std::size_t k) noexcept { return pieces[k]; }
   std::byte* window() const noexcept { return base + buffer_offset; }
@@ -130,12 +113,9 @@ Status resolve_parameters(AsyncOp& op) {
   return Status::success();
 }
 
-// The first host function: decides whether anything runs at all.
+// The first host function. It never waits for the submitting call, which may itself be waiting
+// for the runtime (a free in another thread holds its lock until this stream drains).
 void start(AsyncOp& op) {
-  if (!op.armed()) {
-    op.refused = Status::of(Error::InternalError);  // canceled: nothing is posted or waited for
-    return;
-  }
   op.started = stats::start();
   try {
     op.refused = resolve_parameters(op);
@@ -175,12 +155,16 @@ void move_piece(AsyncOp& op, std::size_t k) noexcept {
 }
 
 void post(AsyncOp& op, std::size_t k) noexcept {
-  if (k < op.pieces.size() && op.refused.ok()) op.instance->stream_executor().post(op.tasks[k]);
+  if (k >= op.pieces.size() || !op.refused.ok()) return;
+  op.piece(k).posted = true;
+  op.instance->stream_executor().post(op.tasks[k]);
 }
 
+// Only host functions post, and a host function only waits for pieces an earlier one (or itself)
+// posted; a piece never posted (a submission that failed part-way) is not waited for.
 void wait_for(AsyncOp& op, std::size_t k) noexcept {
-  if (!op.refused.ok()) return;  // nothing was posted
   Piece& p = op.piece(k);
+  if (!p.posted) return;
   while (!p.done.load(std::memory_order_acquire)) p.done.wait(false, std::memory_order_acquire);
 }
 
@@ -247,12 +231,12 @@ void host_step(void* p) noexcept {
 }
 
 // The last host function: the stream has passed every copy. Waits for what is still moving,
-// stores the result and gives the operation's resources back. A canceled operation's staging is
-// not given back (copies queued before the failure may still use it): it is freed with the pool.
+// stores the result (only for a submission that succeeded: after a failed one the caller may
+// have freed *bytes) and gives the operation's resources back.
 void finish(void* p) noexcept {
   AsyncOp& op = *static_cast<AsyncOp*>(p);
-  if (op.armed()) {
-    for (std::size_t k = 0; k < op.pieces.size(); ++k) wait_for(op, k);
+  for (std::size_t k = 0; k < op.pieces.size(); ++k) wait_for(op, k);
+  if (op.complete) {
     IoResult r = outcome(op);
     if (r.ok() && r.bytes > 0 && op.dir == Direction::Write && op.instance->config().durable_writes &&
         sys::ops.fdatasync(op.file->buffered_fd) != 0)
@@ -261,9 +245,9 @@ void finish(void* p) noexcept {
       stats::record(op.device >= 0 ? stats::Path::Engine : stats::Path::Host, op.dir, op.device,
                     r.ok() && r.bytes > 0 ? static_cast<std::size_t>(r.bytes) : 0, op.started, !r.ok());
     op.done(r);
-    op.file.reset();
-    op.instance->stream_staging().give_back(op.slot_bytes, op.slots);
   }
+  op.file.reset();
+  op.instance->stream_staging().give_back(op.slot_bytes, op.slots);
   op.instance.reset();
   op.unref();
 }
@@ -360,31 +344,26 @@ hipError_t enqueue_steps(AsyncOp& op, hipStream_t stream) {
   return op.dir == Direction::Read ? enqueue_read(op, stream) : enqueue_write(op, stream);
 }
 
-// Puts the operation on the stream. It has been submitted only when every part is there; a part
-// that could not be queued cancels it (its host functions then touch nothing, and a read's copies
-// only copy the window's bytes back onto themselves).
+// Puts the operation on the stream. Its host functions may run as soon as the first is queued,
+// so they never wait for this call; where the runtime refuses a part, the parts queued before
+// it still run (a read or write of the pieces they cover) but no result is stored, and the call
+// fails. A finish queued after them gives the staging back; where even that cannot be queued,
+// the staging stays out of use until the driver closes.
 Status enqueue(std::unique_ptr<AsyncOp> owned, hipStream_t stream) {
   AsyncOp& op = *owned;
   hipError_t e = enqueue_steps(op, stream);
-  if (e == hipSuccess) e = launch(op, stream, finish, &op);
   if (e == hipSuccess) {
-    owned.release();  // the last of this call and the host functions deletes it
-    op.done(IoResult{});  // before the operation may run: it stores the result
-    op.decide(Decision::Armed);
-    op.unref();
-    return Status::success();
-  }
-  gpu::clear_last_error();
-  HIPFILE_LOG(Debug, "async submission failed while queuing (%s): the operation is canceled", gpu::error_name(e));
-  owned.release();  // the host functions already on the stream still use the record
-  op.decide(Decision::Canceled);
-  // A finish after what was queued keeps the instance, and so the staging those copies use,
-  // until the stream has passed them. Where even that cannot be queued, it is let go now.
-  if (launch(op, stream, finish, &op) != hipSuccess) {
+    op.complete = true;
+    e = launch(op, stream, finish, &op);
+  } else {
     gpu::clear_last_error();
-    op.instance.reset();
+    if (launch(op, stream, finish, &op) != hipSuccess) gpu::clear_last_error();
   }
+  owned.release();  // the last of this call and the host functions deletes it
   op.unref();
+  if (e == hipSuccess) return Status::success();
+  gpu::clear_last_error();
+  HIPFILE_LOG(Debug, "async submission failed while queuing (%s)", gpu::error_name(e));
   return Status::of_hip(e);
 }
 
@@ -421,10 +400,8 @@ Status submit_async(Direction dir, FileId fh, void* buffer_base, const AsyncArgs
   StreamFixed fixed;
   int device = -1;
   if (Status e = check_submission(driver, fh, buffer_base, args, done, stream, fixed, device); !e.ok()) return e;
-  if (*args.size == 0) {
-    done(IoResult{});
-    return Status::success();  // as upstream: nothing to enqueue
-  }
+  done(IoResult{});  // as upstream: *bytes is 0 once the checks pass, whatever follows
+  if (*args.size == 0) return Status::success();  // as upstream: nothing to enqueue
   auto op = std::make_unique<AsyncOp>();
   op->dir = dir;
   op->fh = fh;

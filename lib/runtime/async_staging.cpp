@@ -34,28 +34,42 @@ StagingSlots::SizeClass& StagingSlots::class_of(std::size_t slot_bytes) noexcept
 }
 
 hipError_t StagingSlots::take(std::size_t slot_bytes, std::size_t n, std::vector<std::byte*>& out) {
-  std::lock_guard lock(mu_);
   SizeClass& c = class_of(slot_bytes);
-  const std::size_t reused = std::min(c.free.size(), n);
-  std::vector<std::byte*> made;
-  while (reused + made.size() < n) {
-    void* p = nullptr;
-    hipError_t e = bytes_made_ + (made.size() + 1) * slot_bytes > limit_ ? hipErrorOutOfMemory
-                                                                          : gpu::alloc_pinned(p, slot_bytes);
-    if (e != hipSuccess) {
-      for (std::byte* slot : made) (void)gpu::free_pinned(slot, slot_bytes);
-      HIPFILE_LOG(Debug, "stream-ordered I/O staging: %zu more slots of %zu KiB refused (%zu KiB made, limit %zu KiB)",
-                  n - reused, slot_bytes >> 10, bytes_made_ >> 10, limit_ >> 10);
-      return e;
+  std::vector<std::byte*> got;
+  std::size_t to_make = 0;
+  {
+    std::lock_guard lock(mu_);
+    const std::size_t reused = std::min(c.free.size(), n);
+    got.assign(c.free.end() - static_cast<std::ptrdiff_t>(reused), c.free.end());
+    c.free.resize(c.free.size() - reused);
+    to_make = n - reused;
+    if (bytes_made_ + to_make * slot_bytes > limit_) {
+      c.free.insert(c.free.end(), got.begin(), got.end());
+      HIPFILE_LOG(Debug, "stream-ordered I/O staging: %zu more slots of %zu KiB would pass the pinned limit (%zu KiB)",
+                  to_make, slot_bytes >> 10, limit_ >> 10);
+      return hipErrorOutOfMemory;
     }
-    made.push_back(static_cast<std::byte*>(p));
+    bytes_made_ += to_make * slot_bytes;  // counted now, so that concurrent takes respect the limit
   }
-  c.all.reserve(c.all.size() + made.size());
-  c.free.reserve(c.all.size() + made.size());  // give_back then never allocates
+  // Pinning takes the runtime's locks, which a free in another thread holds while the device
+  // drains; give_back, in a host function on a draining stream, must not wait behind it.
+  hipError_t e = hipSuccess;
+  std::vector<std::byte*> made;
+  while (made.size() < to_make && e == hipSuccess) {
+    void* p = nullptr;
+    if (e = gpu::alloc_pinned(p, slot_bytes); e == hipSuccess) made.push_back(static_cast<std::byte*>(p));
+  }
+  if (e != hipSuccess)
+    for (std::byte* slot : made) (void)gpu::free_pinned(slot, slot_bytes);
+  std::lock_guard lock(mu_);
+  if (e != hipSuccess) {
+    c.free.insert(c.free.end(), got.begin(), got.end());
+    bytes_made_ -= to_make * slot_bytes;
+    return e;
+  }
   c.all.insert(c.all.end(), made.begin(), made.end());
-  bytes_made_ += made.size() * slot_bytes;
-  out.insert(out.end(), c.free.end() - static_cast<std::ptrdiff_t>(reused), c.free.end());
-  c.free.resize(c.free.size() - reused);
+  c.free.reserve(c.all.size());  // give_back then never allocates
+  out.insert(out.end(), got.begin(), got.end());
   out.insert(out.end(), made.begin(), made.end());
   return hipSuccess;
 }

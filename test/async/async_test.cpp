@@ -332,9 +332,11 @@ TEST_CASE("injected HIP failures") {
     HIP_CHECK(hipStreamSynchronize(s));
     (void)hipGetLastError();
   }
-  SECTION("a part of the operation cannot be queued: an error, and the operation never runs") {
-    // The caller may free the buffer and *bytes as soon as the call returned an error. Here they
-    // stay allocated, so that a late run would show: the bytes would arrive and *bytes change.
+  SECTION("a part of the operation cannot be queued: an error, and no result is stored") {
+    // The caller may free *bytes as soon as the call returned an error. Here it stays allocated,
+    // so that a late store would show: it stays 0, as the checks left it (upstream's order). The
+    // parts queued before the failure run (doc/async-batch.md): the buffer holds, per piece,
+    // either what it held or the file's bytes.
     fill_device(dev.get(), 0, dev.size());
     auto* result = new ssize_t(-77);
     Gate gate;
@@ -358,8 +360,10 @@ TEST_CASE("injected HIP failures") {
     HF_OK(hipFileReadAsync(of.fh, dev.get(), &size2, &foff, &boff, &bytes2, s));
     HIP_CHECK(hipStreamSynchronize(s));
     CHECK(bytes2 == 4096);
-    CHECK(*result == -77);
-    CHECK(same(to_host(dev.bytes() + 4096, dev.size() - 4096), std::vector<std::byte>(dev.size() - 4096)));
+    CHECK(*result == 0);
+    auto piece = to_host(dev.bytes() + 4096, size - 4096);
+    CHECK((same(piece, std::vector<std::byte>(size - 4096)) || same(piece, pattern(size - 4096, 4, 4096))));
+    CHECK(same(to_host(dev.bytes() + size, dev.size() - size), std::vector<std::byte>(dev.size() - size)));
     delete result;
   }
   SECTION("staging that cannot be pinned fails that call only") {
@@ -377,7 +381,7 @@ TEST_CASE("injected HIP failures") {
     gate.release();
     HIP_CHECK(hipStreamSynchronize(s));
     CHECK(next == static_cast<ssize_t>(size));
-    CHECK(failed == -77);
+    CHECK(failed == 0);
     CHECK(same(to_host(dev.bytes(), size), pattern(size, 4)));
   }
 }
