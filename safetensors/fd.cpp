@@ -39,6 +39,7 @@ const char* file_type_name(mode_t mode) noexcept {
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
+  if (S_ISLNK(mode)) return "a symbolic link";
   return "not a plain file";
 }
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include <hipfile++/detail/posix.hpp>
+#include <hipfile-safetensors/write.hpp>
 
 #include "fail.hpp"
 
@@ -44,7 +45,7 @@ Result<Temporary> create_temporary(const std::string& path, mode_t mode, SuffixS
 
 std::optional<mode_t> kept_mode(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   return st.st_mode & 0777;
 }
 
@@ -62,6 +63,9 @@ Result<void> replace_with(const std::string& path, Temporary& tmp, bool& renamed
   if (::fsync(tmp.file.fd()) != 0)
     return fail(Errc::io_error, path, "", "fsync of " + tmp.name, hipfile::Error::last_errno());
   if (auto r = tmp.file.close(); !r) return fail(Errc::io_error, path, "", "close", r.error());
+  // Again: what was checked before the write may have been swapped for a FIFO or a device
+  // since, and a rename replaces whatever is there.
+  if (auto r = check_destination(path); !r) return r;
   if (::rename(tmp.name.c_str(), path.c_str()) != 0)
     return fail(Errc::io_error, path, "", "renaming " + tmp.name, hipfile::Error::last_errno());
   renamed = true;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -149,7 +150,29 @@ Result<void> write_data(const std::string& path, const File& file, std::span<con
 }
 
 }  // namespace
+
+/// What a path that is not a regular file is refused with: what is there and the rule.
+std::string destination_problem(mode_t mode) {
+  if (S_ISLNK(mode))
+    return "is a symbolic link: a checkpoint neither replaces a link nor is written through one (name the file "
+           "it points to)";
+  return std::string("is ") + file_type_name(mode) +
+         ", not a regular file: a checkpoint replaces only a regular file or takes a missing name";
+}
+
 }  // namespace detail
+
+Result<void> check_destination(const std::string& path) {
+  using detail::fail;
+  if (path.empty()) return fail(Errc::invalid_argument, path, "", "the path is empty");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return fail(Errc::io_error, path, "", "cannot examine the destination", hipfile::Error::last_errno());
+  }
+  if (S_ISREG(st.st_mode)) return {};
+  return fail(Errc::invalid_argument, path, "", detail::destination_problem(st.st_mode));
+}
 
 Result<void> write(const std::string& path, std::span<const TensorData> tensors, const WriteOptions& options) {
   using namespace detail;
@@ -160,6 +183,7 @@ Result<void> write(const std::string& path, std::span<const TensorData> tensors,
     return fail(Errc::header_too_large, path, "", "header of " + std::to_string(header.size() - 8) +
                                                       " bytes is above the format's limit of " +
                                                       std::to_string(kMaxHeaderBytes) + " bytes");
+  if (auto r = check_destination(path); !r) return r;
   const std::optional<mode_t> kept = kept_mode(path);
   auto tmp = create_temporary(path, kept ? 0600 : 0666);
   if (!tmp) return fail(tmp.error());

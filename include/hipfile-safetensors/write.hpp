@@ -40,16 +40,30 @@ struct WriteOptions {
 [[nodiscard]] HIPFILE_ST_API std::vector<TensorData> tensors_of(const LoadedCheckpoint& loaded);
 
 /**
+ * @brief Whether write() may put a checkpoint at @p path: a missing name (which it creates) or
+ *        a regular file (which it replaces). write() asks this before it creates anything and
+ *        again just before its rename. Anything else at @p path is invalid_argument naming what
+ *        is there: a FIFO, socket, character or block device, or directory, which the rename
+ *        would replace (as root, /dev/null itself) or refuse only after the whole checkpoint
+ *        was written; and a symbolic link, which is neither replaced nor written through (a
+ *        rename replaces the link, not its target; doc/safetensors.md says why it is not
+ *        followed). An empty path is invalid_argument; a path lstat(2) cannot examine (other
+ *        than a missing one) is io_error with its errno.
+ */
+[[nodiscard]] HIPFILE_ST_API Result<void> check_destination(const std::string& path);
+
+/**
  * @brief Writes @p tensors to @p path (created or replaced).
  *
  * Everything is checked before the file is touched: names unique, non-empty, UTF-8; data size
  * = shape × dtype size; each tensor in device memory inside one allocation; the header within
- * the format's kMaxHeaderBytes. The file is written as PATH.tmp.RANDOM (created exclusively,
- * never through a link), synced, and renamed over @p path only when complete, then the folder
- * is synced: a failure, or a power loss, never leaves a partial checkpoint under the name nor
- * destroys the old one. The new file keeps the permission bits of the file it replaces (a new
- * name: 0666 less the umask). The header is written with pwrite, the tensor data with
- * hipFileWrite from the tensors' memory, several tensors at once.
+ * the format's kMaxHeaderBytes; @p path missing or a regular file (check_destination()). The
+ * file is written as PATH.tmp.RANDOM (created exclusively, never through a link), synced, and
+ * renamed over @p path only when complete, then the folder is synced: a failure, or a power
+ * loss, never leaves a partial checkpoint under the name nor destroys the old one. The new file
+ * keeps the permission bits of the file it replaces (a new name: 0666 less the umask). The
+ * header is written with pwrite, the tensor data with hipFileWrite from the tensors' memory,
+ * several tensors at once.
  */
 [[nodiscard]] HIPFILE_ST_API Result<void> write(const std::string& path, std::span<const TensorData> tensors,
                                                 const WriteOptions& options = {});

@@ -5,7 +5,10 @@
 #include "temporary.hpp"  // the loader's private temporary file (safetensors/temporary.hpp)
 
 #include <dirent.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,6 +67,45 @@ mode_t mode_of(const std::string& path) {
 }
 
 bool is_hex(const std::string& s) { return s.find_first_not_of("0123456789abcdef") == std::string::npos; }
+
+// The file type bits of what is at @p path itself (a link is not followed).
+mode_t type_at(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  return st.st_mode & S_IFMT;
+}
+
+// A listening-free Unix socket bound at @p path (the node stays after the descriptor closes).
+void make_socket(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  REQUIRE(path.size() < sizeof addr.sun_path);
+  path.copy(addr.sun_path, path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  const int bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  ::close(fd);
+  REQUIRE(bound == 0);
+}
+
+// write() at a node that is not a regular file: refused with @p what, before anything is
+// created (the folder holds only the node), and the node is still what it was.
+void expect_refused(const TempDir& dir, const std::string& path, const std::string& what) {
+  const mode_t type = type_at(path);
+  const auto before = files_in(dir.path());
+  std::vector<std::byte> four(4);
+  auto r = sts::write(path, {{{"a", Dtype::F32, {1}, four}}});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == Errc::invalid_argument);
+  CHECK(r.error().message() == path + ": " + what);
+  CHECK(type_at(path) == type);
+  CHECK(files_in(dir.path()) == before);
+  auto checked = sts::check_destination(path);
+  REQUIRE_FALSE(checked);
+  CHECK(checked.error().message() == r.error().message());
+}
+
+const std::string kNotRegular = ", not a regular file: a checkpoint replaces only a regular file or takes a missing name";
 
 }  // namespace
 
@@ -331,3 +373,70 @@ TEST_CASE("a failing data write leaves the old file and no temporary") {
   CHECK(files_in(dir.path()) == std::vector<std::string>{"keep.safetensors"});
 }
 #endif
+
+TEST_CASE("a FIFO, socket or directory at the path is refused before anything is written") {
+  TempDir dir;
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  expect_refused(dir, dir / "fifo", "is a FIFO" + kNotRegular);
+  make_socket(dir / "sock");
+  expect_refused(dir, dir / "sock", "is a socket" + kNotRegular);
+  REQUIRE(::mkdir((dir / "sub").c_str(), 0700) == 0);
+  expect_refused(dir, dir / "sub", "is a directory" + kNotRegular);
+  expect_refused(dir, dir / "sub/", "is a directory" + kNotRegular);
+  // A missing name and a regular file are what the writer takes.
+  CHECK(sts::check_destination(dir / "new.safetensors"));
+  write_file(dir / "old", pattern(8, 1));
+  CHECK(sts::check_destination(dir / "old"));
+  auto empty = sts::check_destination("");
+  REQUIRE_FALSE(empty);
+  CHECK(empty.error().code() == Errc::invalid_argument);
+  CHECK(empty.error().message() == "the path is empty");
+}
+
+TEST_CASE("a symbolic link at the path is refused, neither replaced nor followed") {
+  TempDir dir;
+  const std::string target = dir / "target.safetensors";
+  write_file(target, pattern(32, 7));
+  const std::string what =
+      "is a symbolic link: a checkpoint neither replaces a link nor is written through one (name the file it points to)";
+  REQUIRE(::symlink("target.safetensors", (dir / "link").c_str()) == 0);
+  expect_refused(dir, dir / "link", what);
+  CHECK(read_file(target) == pattern(32, 7));
+  REQUIRE(::symlink("missing", (dir / "dangling").c_str()) == 0);  // nothing is created at its target either
+  expect_refused(dir, dir / "dangling", what);
+  REQUIRE(::symlink("/dev/null", (dir / "null").c_str()) == 0);
+  expect_refused(dir, dir / "null", what);
+  // The folder of the path may be reached through a link: only its last component is examined.
+  REQUIRE(::symlink(dir.path().c_str(), (dir / "via").c_str()) == 0);
+  HostTensors h;
+  REQUIRE(sts::write(dir / "via/through.safetensors", h.tensors));
+  CHECK(type_at(dir / "through.safetensors") == S_IFREG);
+}
+
+TEST_CASE("character and block devices at the path are refused (root: mknod)") {
+  if (::geteuid() != 0) HIPFILE_SKIP("not root: mknod of a device node needs CAP_MKNOD");
+  TempDir dir;
+  // A copy of /dev/null (1, 3): what a rename as root would have replaced. The block device's
+  // numbers need no driver behind them: only the node's type is examined.
+  if (::mknod((dir / "null").c_str(), S_IFCHR | 0666, ::makedev(1, 3)) != 0)
+    HIPFILE_SKIP("mknod refused (" << std::strerror(errno) << "): no CAP_MKNOD here");
+  expect_refused(dir, dir / "null", "is a character device" + kNotRegular);
+  REQUIRE(::mknod((dir / "block").c_str(), S_IFBLK | 0600, ::makedev(7, 200)) == 0);
+  expect_refused(dir, dir / "block", "is a block device" + kNotRegular);
+}
+
+TEST_CASE("a node put at the path during the write is refused at the rename, not replaced") {
+  TempDir dir;
+  const std::string path = dir / "late.safetensors";
+  auto tmp = sts::detail::create_temporary(path, 0600);
+  REQUIRE(tmp);
+  const std::string name = tmp->name;
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);  // after write()'s first check
+  bool renamed = false;
+  auto r = sts::detail::replace_with(path, *tmp, renamed);
+  REQUIRE_FALSE(r);
+  CHECK_FALSE(renamed);
+  CHECK(r.error().message() == path + ": is a FIFO" + kNotRegular);
+  CHECK(type_at(path) == S_IFIFO);
+  CHECK(type_at(name) == S_IFREG);  // write() removes its temporary after this failure
+}

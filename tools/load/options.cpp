@@ -2,10 +2,11 @@
 #include "options.hpp"
 
 #include "args.hpp"
-#include "file_type.hpp"
+#include "printable.hpp"
+
+#include <hipfile-safetensors/write.hpp>
 
 #include <getopt.h>
-#include <sys/stat.h>
 
 #include <charconv>
 #include <cstdio>
@@ -123,7 +124,8 @@ OPTIONS
     --write PATH
         After the passes, write the loaded tensors from GPU memory to PATH as a safetensors
         file (with the first shard's metadata) and report the write rate. The file is written
-        beside PATH and renamed over it, so an existing PATH must be a regular file.
+        beside PATH and renamed over it, so an existing PATH must be a regular file: a FIFO,
+        socket, device, directory or symbolic link there is a usage error.
     --progress
         Show the progress line even when stderr is not a terminal.
     -q, --quiet
@@ -182,12 +184,14 @@ void add_patterns(std::vector<std::string>& out, const std::string& text) {
 }
 
 // --write PATH: the copy is renamed over PATH, so an existing PATH must be a regular file (a
-// rename over /dev/null or a FIFO would replace it with the checkpoint).
+// rename over /dev/null or a FIFO would replace it with the checkpoint). The writer's own rule,
+// asked before any GPU is touched rather than after the load.
 std::string write_path(const char* path) {
   if (*path == '\0') usage_error("--write needs a PATH");
-  struct stat st {};
-  if (::stat(path, &st) == 0 && !non_regular_kind(st.st_mode).empty())
-    usage_error(fmt::format("--write: '{}' is {}, not a regular file", path, non_regular_kind(st.st_mode)));
+  auto ok = hipfile::safetensors::check_destination(path);
+  if (!ok && ok.error().code() == hipfile::safetensors::Errc::invalid_argument)
+    usage_error(fmt::format("--write: '{}' {}", printable(path), ok.error().what()));
+  if (!ok) usage_error("--write: " + ok.error().message());
   return path;
 }
 

@@ -59,11 +59,21 @@ expect 2 1 "--pause: '60001' is not a number from 0 to 60000" "$load" --pause 60
 expect 2 1 "--pause: '-5' is not a number from 0 to 60000" "$load" --pause -5 "$ck"
 expect 2 1 "--only: 'a,,b' has an empty name" "$load" --only a,,b "$ck"
 expect 2 1 "--write needs a PATH" "$load" --write "" "$ck"
-# The copy is renamed over PATH: a FIFO or a directory there is refused, not replaced.
+# The copy is renamed over PATH: a FIFO, a socket, a directory or a link there is refused (the
+# writer's rule, libhipfile-safetensors' check_destination), not replaced. Device nodes, which
+# need root to make: write_nodes.sh.
 mkfifo "$dir/out.fifo"
-expect 2 1 "--write: '$dir/out.fifo' is a FIFO, not a regular file" "$load" --write "$dir/out.fifo" "$ck"
+(cd "$dir" && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("out.sock")')  # a short name
+ln -s single.safetensors "$dir/out.link"
+rule="a checkpoint replaces only a regular file or takes a missing name"
+expect 2 1 "--write: '$dir/out.fifo' is a FIFO, not a regular file: $rule" "$load" --write "$dir/out.fifo" "$ck"
+expect 2 1 "--write: '$dir/out.sock' is a socket, not a regular file: $rule" "$load" --write "$dir/out.sock" "$ck"
 expect 2 1 "--write: '$dir' is a directory, not a regular file" "$load" --write "$dir" "$ck"
+expect 2 1 "--write: '$dir/out.link' is a symbolic link: a checkpoint neither replaces a link nor is written through" \
+    "$load" --write "$dir/out.link" "$ck"
 [ -p "$dir/out.fifo" ] || { echo "FAIL: --write replaced a FIFO"; fail=1; }
+[ -S "$dir/out.sock" ] || { echo "FAIL: --write replaced a socket"; fail=1; }
+[ -L "$dir/out.link" ] || { echo "FAIL: --write replaced a link"; fail=1; }
 # Decided after the headers are read, still before any GPU is touched.
 expect 2 1 "--only 'model.layers.2' matches no tensor of the checkpoint" "$load" --only model.layers.2 "$ck"
 expect 2 1 "--only 'nothing' matches no tensor" "$load" --only one,nothing "$ck"
