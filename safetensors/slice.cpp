@@ -44,8 +44,10 @@ Result<Slice> rank_share(std::size_t dim, std::uint64_t length, unsigned rank, u
     return detail::fail(Errc::invalid_argument, "", "",
                         "rank " + std::to_string(rank) + " of a world of " + std::to_string(world_size));
   const std::uint64_t share = length / world_size + (length % world_size != 0);
-  const std::uint64_t start = std::min<std::uint64_t>(length, share * rank);
-  return Slice{dim, start, std::min<std::uint64_t>(length, start + share)};
+  // share * rank and start + share pass 2^64 for lengths above 2^63: a rank whose share would
+  // start past the length starts at it, and the stop is the share or what is left, if less.
+  const std::uint64_t start = share == 0 || rank > length / share ? length : share * rank;
+  return Slice{dim, start, start + std::min(share, length - start)};
 }
 
 Result<Slice> tensor_parallel_slice(const std::vector<std::uint64_t>& shape, Parallel layout, unsigned rank,

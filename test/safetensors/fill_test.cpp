@@ -147,6 +147,24 @@ TEST_CASE("rank shares cover a dimension once, in order; each layout splits its 
       CHECK(next == length);
     }
   }
+  // Lengths above 2^63: share * rank and start + share would pass 2^64 (they wrapped once).
+  for (unsigned world : {2u, 3u, 64u, 4000000000u}) {
+    __extension__ typedef unsigned __int128 U128;  // room for share * rank
+    const std::uint64_t share = UINT64_MAX / world + (UINT64_MAX % world != 0);
+    for (unsigned rank : {0u, 1u, world / 2, world - 1}) {
+      auto s = sts::rank_share(0, UINT64_MAX, rank, world);
+      REQUIRE(s);
+      const U128 start = std::min<U128>(UINT64_MAX, U128{share} * rank);
+      CHECK(U128{s->start} == start);
+      CHECK(U128{s->stop} == std::min<U128>(UINT64_MAX, start + share));
+    }
+  }
+  auto high = sts::rank_share(0, UINT64_MAX, 1, 2);
+  REQUIRE(high);
+  CHECK((high->start == 1ull << 63 && high->stop == UINT64_MAX));
+  auto last = sts::tensor_parallel_slice({UINT64_MAX, 1}, sts::Parallel::column, 2, 3);
+  REQUIRE(last);
+  CHECK((last->start == 2 * (UINT64_MAX / 3) && last->stop == UINT64_MAX));
   auto bad = sts::rank_share(0, 8, 2, 2);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().code() == Errc::invalid_argument);
