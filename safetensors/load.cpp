@@ -33,7 +33,8 @@ Result<std::vector<int>> place(const Checkpoint& c, const std::vector<std::size_
   std::vector<int> devices;
   for (std::size_t i : selected) {
     const TensorInfo& t = c.tensors()[i];
-    const int asked = o.placement ? o.placement(t) : (o.device < 0 ? runtime->current : o.device);
+    // Only -1 means the current device: another negative one is refused, not taken as it.
+    const int asked = o.placement ? o.placement(t) : (o.device == -1 ? runtime->current : o.device);
     auto d = checked_device(*runtime, asked, c.shards()[t.shard].path, t.name);
     if (!d) return fail(d.error());
     devices.push_back(*d);

@@ -115,11 +115,12 @@ namespace {
 
 using detail::fail;
 
-/// The device a stream reads into: the option's, or the calling thread's current one; checked.
+/// The device a stream reads into: the option's, or the calling thread's current one (-1 only:
+/// another negative one is refused, not taken as it); checked.
 Result<int> stream_device(const StreamOptions& o) {
   auto runtime = detail::runtime_devices();
   if (!runtime) return fail(runtime.error());
-  return detail::checked_device(*runtime, o.device < 0 ? runtime->current : o.device);
+  return detail::checked_device(*runtime, o.device == -1 ? runtime->current : o.device);
 }
 
 /// The budget in force: the option's (which every selected tensor must fit) or the default.

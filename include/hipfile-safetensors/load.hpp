@@ -24,7 +24,8 @@ inline constexpr unsigned kMaxParallelReads = 64;
 
 /// What load() loads and where.
 struct LoadOptions {
-  /// The device of every tensor; -1: the calling thread's current device.
+  /// The device of every tensor; -1: the calling thread's current device (any other negative
+  /// value is refused: invalid_argument, device does not exist).
   int device = -1;
   /// When set, the device of each tensor (overrides device), e.g. layers split over GPUs.
   std::function<int(const TensorInfo&)> placement;

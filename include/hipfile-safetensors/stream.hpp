@@ -29,7 +29,7 @@ inline constexpr std::uint64_t kDefaultStreamBudget = std::uint64_t{512} << 20;
 
 /// What a stream reads and where.
 struct StreamOptions {
-  int device = -1;                                   ///< -1: the calling thread's current device
+  int device = -1;                                   ///< -1: the calling thread's current device (another negative: refused)
   std::vector<std::string> names;                    ///< when not empty, only these (no_such_tensor otherwise)
   std::function<bool(const TensorInfo&)> filter;     ///< when set, only the tensors it accepts
   /// The most device memory held by tensors read but not yet taken by next(); 0: the default

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -210,14 +211,18 @@ TEST_CASE("a device that does not exist is refused before anything is allocated"
   const std::string path = dir / "d.safetensors";
   make_checkpoint(path, {{"w", Dtype::F32, {4}}});
   sts::LoadOptions o;
-  o.device = 9;
   const int live = live_device_allocations();
-  auto loaded = sts::load(path, o);
-  REQUIRE_FALSE(loaded);
-  CHECK(loaded.error().code() == Errc::invalid_argument);
-  CHECK(loaded.error().message() ==
-        path + ": tensor 'w': device 9 does not exist (" + std::to_string(device_count()) + " found)");
-  CHECK(live_device_allocations() == live);
+  // -1 is the current device; another negative index was once taken as it too.
+  for (int device : {9, -2, -7, INT_MIN}) {
+    INFO(device);
+    o.device = device;
+    auto loaded = sts::load(path, o);
+    REQUIRE_FALSE(loaded);
+    CHECK(loaded.error().code() == Errc::invalid_argument);
+    CHECK(loaded.error().message() == path + ": tensor 'w': device " + std::to_string(device) + " does not exist (" +
+                                          std::to_string(device_count()) + " found)");
+    CHECK(live_device_allocations() == live);
+  }
 }
 
 TEST_CASE("a shard that changed size after open is refused") {

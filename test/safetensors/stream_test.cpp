@@ -199,4 +199,9 @@ TEST_CASE("a stream onto another device puts every tensor there and leaves the c
   auto missing = sts::TensorStream::open(*c, o);
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message() == "device 2 does not exist (2 found)");
+  o.device = -7;  // only -1 is the current device
+  auto negative = sts::TensorStream::open(*c, o);
+  REQUIRE_FALSE(negative);
+  CHECK(negative.error().code() == Errc::invalid_argument);
+  CHECK(negative.error().message() == "device -7 does not exist (2 found)");
 }
