@@ -26,8 +26,8 @@ std::string range_text(std::uint64_t b, std::uint64_t e) {
   return "[" + std::to_string(b) + ", " + std::to_string(e) + "]";
 }
 
-/// "header is an array, not a JSON object" from the first byte, when it is not '{' (the
-/// format's reader refuses such a header before parsing it: no BOM, no leading whitespace).
+/// "header is an array, not a JSON object" from the first byte after any leading JSON
+/// whitespace, when it is not '{' (no BOM: JSON has none, and the format's reader refuses it).
 std::string header_start_problem(std::string_view text) {
   const unsigned char c = static_cast<unsigned char>(text[0]);
   const char* what = c == '[' ? "an array" : c == '"' ? "a string" : c == 't' || c == 'f' ? "a boolean"
@@ -60,7 +60,10 @@ Result<void> check_tiling(const std::string& file, const std::vector<TensorInfo>
   return {};
 }
 
-/// The byte rules checked before JSON: UTF-8, no NUL, a '{' first.
+/// The byte rules checked before JSON: UTF-8, no NUL, a '{' first. JSON's whitespace (space,
+/// tab, LF, CR) may come before it: the safetensors reader parses the header with serde_json
+/// as a whole and no release refused it (a '{'-first check was reverted before one; 0.8 tests
+/// leading whitespace as padding that aligns the data section).
 Result<void> check_header_bytes(const std::string& file, std::string_view text) {
   if (auto bad = utf8_error(text))
     return fail(Errc::invalid_utf8, file, "", "header is not valid UTF-8 (byte " + std::to_string(*bad) + " of the header)");
@@ -68,7 +71,10 @@ Result<void> check_header_bytes(const std::string& file, std::string_view text) 
     return fail(Errc::invalid_json, file, "",
                 "header has a NUL byte at byte " + std::to_string(*nul) + " (only whitespace may pad it)");
   if (text.empty()) return fail(Errc::invalid_json, file, "", "header is empty, not a JSON object");
-  if (text[0] != '{') return fail(Errc::header_not_object, file, "", header_start_problem(text));
+  const std::size_t first = text.find_first_not_of(" \t\n\r");
+  if (first == std::string_view::npos)
+    return fail(Errc::invalid_json, file, "", "header is only whitespace, not a JSON object");
+  if (text[first] != '{') return fail(Errc::header_not_object, file, "", header_start_problem(text.substr(first)));
   return {};
 }
 

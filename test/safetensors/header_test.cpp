@@ -192,20 +192,35 @@ TEST_CASE("a missing file is an io_error naming it") {
   CHECK(c.error().message() == (dir / "none.safetensors") + ": cannot open: No such file or directory (ENOENT)");
 }
 
-TEST_CASE("the format's byte rules: '{' first, only whitespace after the JSON") {
-  // Trailing spaces, tabs and newlines pad a header (writers align the data section so).
+TEST_CASE("the format's byte rules: '{' first after JSON whitespace, only whitespace after the JSON") {
+  // Spaces, tabs, CR and LF pad a header on either side (writers align the data section so),
+  // as the safetensors reader's test_whitespace_padded_header and
+  // test_whitespace_leading_padded_header accept them.
   TempDir dir;
   const std::string path = dir / "padded.safetensors";
-  write_raw(path, "{" + kF32x4 + "} \t\r\n", pattern(16, 1));
-  auto c = sts::Checkpoint::open(path);
-  REQUIRE(c);
-  CHECK(c->tensors().size() == 1);
+  for (const std::string lead : {"", "\t\n", " ", "\r\n  \t"}) {
+    INFO("leading bytes: " << lead.size());
+    write_raw(path, lead + "{" + kF32x4 + "} \t\r\n", pattern(16, 1));
+    auto c = sts::Checkpoint::open(path);
+    REQUIRE(c);
+    REQUIRE(c->tensors().size() == 1);
+    CHECK(c->tensors()[0].file_offset == 8 + lead.size() + kF32x4.size() + 6);
+    auto loaded = sts::load(path);
+    REQUIRE(loaded);
+    CHECK(host_bytes(*loaded->find("a")) == pattern(16, 1));
+  }
+  write_raw(path, "\t\n{}\r ", {});  // the reader's own test file
+  CHECK(sts::Checkpoint::open(path));
   // nlohmann reads NUL as the end of the input and skips a BOM: both are refused first.
   expect_bad("{" + kF32x4 + "}" + std::string(3, '\0'), 16, Errc::invalid_json,
              "header has a NUL byte at byte " + std::to_string(kF32x4.size() + 2) + " (only whitespace may pad it)");
   expect_bad("\xEF\xBB\xBF{" + kF32x4 + "}", 16, Errc::header_not_object,
              "header starts with byte 0xEF, not '{' (a UTF-8 byte-order mark)");
-  expect_bad("\n{" + kF32x4 + "}", 16, Errc::header_not_object, "header starts with byte 0x0A, not '{'");
+  // Whitespace is JSON's four bytes only: a form feed or vertical tab is not (serde_json agrees).
+  expect_bad("\f{" + kF32x4 + "}", 16, Errc::header_not_object, "header starts with byte 0x0C, not '{'");
+  expect_bad(" \v{" + kF32x4 + "}", 16, Errc::header_not_object, "header starts with byte 0x0B, not '{'");
+  expect_bad("\n [1]", 0, Errc::header_not_object, "header is an array, not a JSON object");
+  expect_bad(" \t\r\n    ", 0, Errc::invalid_json, "header is only whitespace, not a JSON object");
   expect_bad("null", 0, Errc::header_not_object, "header is null, not a JSON object");
   expect_bad("{}x", 0, Errc::invalid_json,
              "header is not valid JSON: parse error at line 1, column 3: syntax error while parsing value - invalid "

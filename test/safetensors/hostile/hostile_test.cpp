@@ -80,7 +80,7 @@ std::vector<Case> cases() {
       {"nul-padding.safetensors", Errc::invalid_json, ": header has a NUL byte at byte 53 (only whitespace may pad it)"},
       {"nul-then-garbage.safetensors", Errc::invalid_json, ": header has a NUL byte at byte 2 "},
       {"bom.safetensors", Errc::header_not_object, ": header starts with byte 0xEF, not '{' (a UTF-8 byte-order mark)"},
-      {"leading-space.safetensors", Errc::header_not_object, ": header starts with byte 0x20, not '{'"},
+      {"leading-formfeed.safetensors", Errc::header_not_object, ": header starts with byte 0x0C, not '{'"},
       {"escape-in-name.safetensors", Errc::size_mismatch,
        ": tensor '\\x1b]0;pwned\\x07\\x1b[2J': shape [3] of F32 is 12 bytes, but data_offsets [0, 16] hold 16"},
       {"long-name.safetensors", Errc::size_mismatch, ": tensor '" + n160 + "... (5000 bytes)': shape [3] of F32"},
