@@ -73,22 +73,23 @@ ssize_t read_to_stage(File& f, std::byte* stage, std::size_t capacity, off_t a, 
 }
 
 // Writes [a, b) from `src`: O_DIRECT where the client asked for it and the range and memory
-// are aligned, buffered otherwise. Returns bytes or -errno, counted for `path` as moved.
-ssize_t write_range(File& f, const std::byte* src, off_t a, off_t b, MovedSlot path) {
+// are aligned, buffered otherwise. Returns what reached the file (counted for `path` as moved)
+// and the errno that stopped it, if any.
+sys::Written write_range(File& f, const std::byte* src, off_t a, off_t b, MovedSlot path) {
   const off_t len = b - a;
   if (f.use_direct && f.direct_ok.load(std::memory_order_relaxed) && a % f.dio_align == 0 &&
       len % f.dio_align == 0 && reinterpret_cast<std::uintptr_t>(src) % f.mem_align == 0) {
-    ssize_t n = sys::pwrite_full(f.direct_fd, src, static_cast<std::size_t>(len), a);
-    if (n != -EINVAL) {
-      moved(path, Direction::Write, true, n);
-      return n;
+    const sys::Written w = sys::pwrite_full(f.direct_fd, src, static_cast<std::size_t>(len), a);
+    if (w.error != EINVAL || w.bytes != 0) {
+      moved(path, Direction::Write, true, static_cast<ssize_t>(w.bytes));
+      return w;
     }
     f.direct_ok = false;
     HIPFILE_LOG(Info, "O_DIRECT write refused (EINVAL) at offset %lld: this file continues buffered", static_cast<long long>(a));
   }
-  const ssize_t n = sys::pwrite_full(f.buffered_fd, src, static_cast<std::size_t>(len), a);
-  moved(path, Direction::Write, false, n);
-  return n;
+  const sys::Written w = sys::pwrite_full(f.buffered_fd, src, static_cast<std::size_t>(len), a);
+  moved(path, Direction::Write, false, static_cast<ssize_t>(w.bytes));
+  return w;
 }
 
 }  // namespace
@@ -112,8 +113,8 @@ void run_host(Job& job, const Config& config) {
       if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
       if (n < b - a) job.short_at(a + n);
     } else {
-      ssize_t n = write_range(f, mem, a, b, MovedSlot::Host);
-      if (n < 0) return job.fail(Status::of_errno(static_cast<int>(-n)), a);
+      const sys::Written w = write_range(f, mem, a, b, MovedSlot::Host);
+      if (w.error != 0) return job.fail(Status::of_errno(w.error), a + static_cast<off_t>(w.bytes));
     }
   }
 }
@@ -217,8 +218,8 @@ bool write_oldest(Job& job, const Lane& lane, std::deque<Pending>& pending) {
     job.skipped(p.a);
     return true;
   }
-  ssize_t n = write_range(*job.req.file, p.slot->host, p.a, p.b, MovedSlot::Engine);
-  if (n < 0) job.fail(Status::of_errno(static_cast<int>(-n)), p.a);
+  const sys::Written w = write_range(*job.req.file, p.slot->host, p.a, p.b, MovedSlot::Engine);
+  if (w.error != 0) job.fail(Status::of_errno(w.error), p.a + static_cast<off_t>(w.bytes));
   return true;
 }
 

@@ -35,21 +35,25 @@ ssize_t pread_full(int fd, void* buf, size_t count, off_t offset) noexcept {
   return static_cast<ssize_t>(done);
 }
 
-ssize_t pwrite_full(int fd, const void* buf, size_t count, off_t offset) noexcept {
+Written pwrite_full(int fd, const void* buf, size_t count, off_t offset) noexcept {
   const auto* p = static_cast<const char*>(buf);
-  size_t done = 0;
-  while (done < count) {
-    ssize_t n = ops.pwrite(fd, p + done, count - done, offset + static_cast<off_t>(done));
+  Written w;
+  while (w.bytes < count) {
+    ssize_t n = ops.pwrite(fd, p + w.bytes, count - w.bytes, offset + static_cast<off_t>(w.bytes));
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      if (errno == EINTR) continue;
-      return -errno;
+      w.error = errno;
+      break;
     }
     // A zero-byte write with no error would loop forever; the kernel only does this when it
     // cannot make progress, which the caller must hear about.
-    if (n == 0) return -EIO;
-    done += static_cast<size_t>(n);
+    if (n == 0) {
+      w.error = EIO;
+      break;
+    }
+    w.bytes += static_cast<size_t>(n);
   }
-  return static_cast<ssize_t>(done);
+  return w;
 }
 
 int describe(int fd, FileInfo& out) noexcept {

@@ -28,9 +28,17 @@ void reset_ops() noexcept;
 /// @return bytes read (less than count only at end of file), or -errno.
 ssize_t pread_full(int fd, void* buf, size_t count, off_t offset) noexcept;
 
-/// Writes all `count` bytes, retrying EINTR and short writes.
-/// @return count, or -errno (-EIO where the kernel reports no progress without an error).
-ssize_t pwrite_full(int fd, const void* buf, size_t count, off_t offset) noexcept;
+/// What pwrite_full moved: the first `bytes` of the range reached the file, then `error` (an
+/// errno; EIO where the kernel reported no progress without one) stopped it; 0 when all did.
+struct Written {
+  size_t bytes = 0;
+  int error = 0;
+};
+
+/// Writes all `count` bytes, retrying EINTR and short writes. A failure after part of the range
+/// was written keeps that part in `bytes`, so the caller reports the prefix that reached the
+/// file (POSIX's short count) rather than an error that hides it.
+Written pwrite_full(int fd, const void* buf, size_t count, off_t offset) noexcept;
 
 /// What the library needs to know about a client's descriptor.
 struct FileInfo {

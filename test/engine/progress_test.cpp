@@ -93,6 +93,34 @@ TEST_CASE("A write that fails part-way returns the prefix and writes nothing pas
   CHECK(errno == ENOSPC);
 }
 
+TEST_CASE("A write whose first pwrite is short and the next fails returns what reached the file", "[progress]") {
+  const bool device = GENERATE(true, false);
+  CAPTURE(device);
+  ScopedEnv env{{"HIPFILE_PARALLEL_IO", "false"}};
+  ClosedDriver guard;
+  // Disk full part-way through the first pwrite: it writes 1000 bytes, the retry of the rest
+  // fails with ENOSPC. The 1000 bytes are in the file, so they are the result, not -1.
+  const std::size_t n = 8192;
+  TempFile f(n, 86);
+  Registered r(f.path(), O_RDWR);
+  Guarded mem(device, n);
+  mem.set(pattern(n, 87));
+  ScopedSyscalls sc;
+  sc.script().max_chunk = 1000;
+  sc.script().fail_after = 1;
+  sc.script().fail_errno = ENOSPC;
+  REQUIRE(hipFileWrite(r.handle, mem.data(), n, 0, 0) == 1000);
+  CHECK(guards_intact(mem.all(), n));
+  auto file = read_file(f.path());
+  REQUIRE(file.size() == n);
+  CHECK(std::vector<std::byte>(file.begin(), file.begin() + 1000) == pattern(1000, 87));
+  CHECK(std::vector<std::byte>(file.begin() + 1000, file.end()) == pattern(n - 1000, 86, 1000));
+  // The retry at the end of the prefix moves nothing: it gets the error.
+  errno = 0;
+  CHECK(hipFileWrite(r.handle, mem.data() + 1000, n - 1000, 1000, 0) == -1);
+  CHECK(errno == ENOSPC);
+}
+
 TEST_CASE("With workers, a failure returns a chunk-aligned prefix that really moved", "[progress]") {
   ScopedEnv env{{"HIPFILE_CHUNK_SIZE", "64k"}, {"HIPFILE_INLINE_THRESHOLD", "0"}, {"HIPFILE_THREADS", "4"}};
   ClosedDriver guard;
