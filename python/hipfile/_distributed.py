@@ -4,6 +4,9 @@ reads each shared tensor (the same answer on every rank, computed without talkin
 broadcasts that give every rank the tensors others read."""
 
 
+_MAX_WORLD_SIZE = 2**32 - 1  # an unsigned int in <hipfile-safetensors/slice.hpp>
+
+
 def _dist():
     import torch.distributed as dist
 
@@ -23,6 +26,9 @@ def tensor_parallel_ranks(rank, world_size, group):
             raise TypeError(f"hipfile: {what} must be an int, not {type(value).__name__}")
     if world_size < 1 or not 0 <= rank < world_size:
         raise ValueError(f"hipfile: rank {rank} of world_size {world_size}: a rank is in [0, world_size)")
+    if world_size > _MAX_WORLD_SIZE:
+        raise ValueError(f"hipfile: world_size {world_size} is above {_MAX_WORLD_SIZE}, the most the library's "
+                         f"tensor-parallel slices take")
     return rank, world_size
 
 

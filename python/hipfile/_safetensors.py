@@ -59,6 +59,15 @@ def _device_index(device, torch=None):
     return torch.cuda.current_device() if torch is not None else _hipfile._current_device()
 
 
+def _existing_device(index):
+    """index, when a device has it; else ValueError, before anything is opened or read (the
+    library takes -1 as the current device, and an index past a C int cannot reach it)."""
+    count = _hipfile.device_count()
+    if not 0 <= index < count:
+        raise ValueError(f"hipfile: device {index} does not exist ({count} found)")
+    return index
+
+
 def _import_torch(as_torch):
     """The torch module when as_torch allows it and it imports, else None (ImportError when
     as_torch=True)."""
@@ -126,7 +135,7 @@ def load_safetensors(path_or_index, device="cuda:0", names=None, as_torch=None):
     _require()
     torch = _import_torch(as_torch)
     usable = torch if torch is not None and torch.cuda.is_available() else None
-    index = _device_index(device, usable)
+    index = _existing_device(_device_index(device, usable))
     torch = _torch_for(torch, as_torch, index)
     names = _names_list(names)
     buffers, tensors, _last.stats = _hipfile._load_safetensors(path_or_index, index, names)

@@ -4,7 +4,7 @@ memory of its own as soon as it is there (<hipfile-safetensors/stream.hpp>), so 
 quantize, shard or place one while the next ones are read, within a read-ahead budget."""
 
 from . import _hipfile
-from ._safetensors import _as_torch, _device_index, _import_torch, _names_list, _require, _torch_for
+from ._safetensors import _as_torch, _device_index, _existing_device, _import_torch, _names_list, _require, _torch_for
 from ._tensor import Tensor
 
 
@@ -45,7 +45,7 @@ def stream_safetensors(path_or_index, device="cuda:0", names=None, budget=None, 
     _require()
     torch = _import_torch(as_torch)
     usable = torch if torch is not None and torch.cuda.is_available() else None
-    index = _device_index(device, usable)
+    index = _existing_device(_device_index(device, usable))
     torch = _torch_for(torch, as_torch, index)
     stream = _hipfile._Checkpoint(path_or_index).stream(index, _names_list(names), _budget(budget), 2)
     return _generate(stream, torch, index)

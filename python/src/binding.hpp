@@ -67,6 +67,15 @@ std::size_t to_size(py::handle value, const char* what);
 /// A Python int as int, or TypeError / ValueError naming @p what.
 int to_int(py::handle value, const char* what);
 
+/// A Python int in [0, UINT_MAX] as unsigned, or TypeError / ValueError naming @p what.
+unsigned to_unsigned(py::handle value, const char* what);
+
+/// A str as its UTF-8 bytes: TypeError naming @p what for another type; for a str that UTF-8
+/// cannot hold (a lone surrogate, as os.fsdecode makes of bytes that are not UTF-8) the codec's
+/// UnicodeEncodeError with @p what added to its reason, where pybind11's cast would raise
+/// "Unable to cast ... to C++ type". @p what is our text only: the str may not print.
+std::string utf8_text(py::handle value, const std::string& what);
+
 /// The name of @p obj's type ("ndarray", "int").
 std::string type_name(py::handle obj);
 

@@ -76,8 +76,9 @@ st::Parallel parse_layout(const std::string& layout) {
 
 // (dim, start, stop) of rank's share; invalid_argument (world_size 0, rank not below it) is a
 // CheckpointError as every other code of the library.
-py::tuple tensor_parallel_slice(py::handle shape, const std::string& layout, unsigned rank, unsigned world_size) {
-  auto s = st::tensor_parallel_slice(shape_vector(shape), parse_layout(layout), rank, world_size);
+py::tuple tensor_parallel_slice(py::handle shape, py::handle layout, py::handle rank, py::handle world_size) {
+  auto s = st::tensor_parallel_slice(shape_vector(shape), parse_layout(utf8_text(layout, "layout")),
+                                     to_unsigned(rank, "rank"), to_unsigned(world_size, "world_size"));
   if (!s) raise_st(s.error());
   return py::make_tuple(s->dim, s->start, s->stop);
 }

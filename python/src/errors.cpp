@@ -134,6 +134,26 @@ std::size_t to_size(py::handle value, const char* what) {
   return static_cast<std::size_t>(n);
 }
 
+unsigned to_unsigned(py::handle value, const char* what) {
+  const std::size_t v = to_size(value, what);
+  if (v > UINT_MAX) throw py::value_error("hipfile: " + std::string(what) + " is too large: " + std::to_string(v));
+  return static_cast<unsigned>(v);
+}
+
+std::string utf8_text(py::handle value, const std::string& what) {
+  if (!PyUnicode_Check(value.ptr())) throw py::type_error("hipfile: " + what + " must be a str, not " + type_name(value));
+  Py_ssize_t n = 0;
+  if (const char* p = PyUnicode_AsUTF8AndSize(value.ptr(), &n)) return std::string(p, static_cast<std::size_t>(n));
+  py::error_already_set codec;  // takes the pending error
+  if (!codec.matches(PyExc_UnicodeEncodeError)) throw codec;
+  const py::object e = codec.value();
+  const std::string reason = py::str(e.attr("reason"));
+  const py::object named = py::handle(PyExc_UnicodeEncodeError)(
+      e.attr("encoding"), e.attr("object"), e.attr("start"), e.attr("end"), reason + " (hipfile: " + what + ")");
+  PyErr_SetObject(PyExc_UnicodeEncodeError, named.ptr());
+  throw py::error_already_set();
+}
+
 void bind_errors(py::module_& m) {
   py::dict names;
   for (const auto& [name, value] : kOpErrors) names[name] = static_cast<int>(value);

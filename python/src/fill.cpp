@@ -39,12 +39,12 @@ st::Destination parse_destination(py::handle item) {
   if (t.size() != 6) throw py::value_error("hipfile: a destination is (name, ptr, nbytes, slice, dtype, shape)");
   if (!PyUnicode_Check(t[0].ptr())) throw py::type_error("hipfile: a destination's name must be str, not " + type_name(t[0]));
   st::Destination d;
-  d.name = t[0].cast<std::string>();
+  d.name = utf8_text(t[0], "a destination's name");
   d.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(t[1].cast<std::uint64_t>()));
   d.bytes = to_size(t[2], "a destination's nbytes");
   d.slice = parse_slice(t[3]);
   if (!t[4].is_none()) {
-    const auto name = t[4].cast<std::string>();
+    const auto name = utf8_text(t[4], "a destination's dtype");
     d.dtype = st::parse_dtype(name);
     if (!d.dtype) throw py::value_error("hipfile: unknown dtype '" + name + "'");
   }
@@ -115,14 +115,14 @@ py::tuple buffer_address(py::handle obj) {
 }  // namespace
 
 py::dict checkpoint_fill(const PyCheckpoint& self, py::list destinations, bool allow_missing, bool allow_unexpected,
-                         unsigned parallel_reads, py::object progress, py::object on_filled) {
+                         py::handle parallel_reads, py::object progress, py::object on_filled) {
   std::vector<st::Destination> dests;
   dests.reserve(destinations.size());
   for (auto item : destinations) dests.push_back(parse_destination(item));
   st::FillOptions options;
   options.allow_missing = allow_missing;
   options.allow_unexpected = allow_unexpected;
-  options.parallel_reads = parallel_reads;
+  options.parallel_reads = to_unsigned(parallel_reads, "parallel_reads");
   CallbackBridge bridge(std::move(progress), std::move(on_filled), dests);
   bridge.install(options);
   std::optional<st::Result<st::FillResult>> result;

@@ -41,7 +41,7 @@ std::vector<std::string> tensor_names(py::handle names) {
   std::vector<std::string> out;
   for (auto n : names) {
     if (!PyUnicode_Check(n.ptr())) throw py::type_error("hipfile: names must be str, not " + type_name(n));
-    out.push_back(n.cast<std::string>());
+    out.push_back(utf8_text(n, "a name in names"));
   }
   return out;
 }
@@ -94,7 +94,8 @@ py::list wrap_allocations(std::vector<DeviceBuffer>& memory, const std::vector<s
 
 // (allocations: [DeviceBuffer], tensors: [(name, dtype, shape, allocation or None, offset, nbytes)],
 //  stats: load_stats)
-py::tuple load(py::handle path, int device, py::object names) {
+py::tuple load(py::handle path, py::handle device_index, py::object names) {
+  const int device = to_int(device_index, "device");
   const std::string p = fs_path(path);
   st::LoadOptions options;
   options.device = device;
@@ -141,14 +142,21 @@ py::tuple load(py::handle path, int device, py::object names) {
 }
 
 // tensors: [(name, dtype, shape, buffer)]; the buffers stay resolved (and alive) for the write.
-void save(py::handle path, py::list tensors, std::map<std::string, std::string> metadata) {
+// metadata: {str: str}, each a str that UTF-8 can hold.
+std::map<std::string, std::string> metadata_map(py::dict metadata) {
+  std::map<std::string, std::string> out;
+  for (auto [k, v] : metadata) out[utf8_text(k, "a metadata key")] = utf8_text(v, "a metadata value");
+  return out;
+}
+
+void save(py::handle path, py::list tensors, py::dict metadata) {
   const std::string p = fs_path(path);
   std::vector<Buffer> held;
   std::vector<st::TensorData> data;
   for (auto item : tensors) {
     auto t = item.cast<py::tuple>();
-    const auto name = t[0].cast<std::string>();
-    const auto dtype_name = t[1].cast<std::string>();
+    const auto name = utf8_text(t[0], "a tensor name");
+    const auto dtype_name = utf8_text(t[1], "a dtype");
     const auto dtype = st::parse_dtype(dtype_name);
     if (!dtype) raise_st(st::Error(st::Errc::unknown_dtype, p, name, "unknown dtype '" + dtype_name + "'"));
     std::vector<std::uint64_t> shape = shape_vector(t[2]);
@@ -158,7 +166,7 @@ void save(py::handle path, py::list tensors, std::map<std::string, std::string> 
                                   {static_cast<const std::byte*>(b.ptr), b.nbytes}});
   }
   st::WriteOptions options;
-  options.metadata = std::move(metadata);
+  options.metadata = metadata_map(metadata);
   st::Result<void> r;
   {
     py::gil_scoped_release nogil;

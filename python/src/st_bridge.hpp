@@ -43,11 +43,11 @@ struct PyCheckpoint {
 
 /// _Checkpoint.fill(destinations, allow_missing, allow_unexpected, parallel_reads, progress, on_filled).
 py::dict checkpoint_fill(const PyCheckpoint& self, py::list destinations, bool allow_missing, bool allow_unexpected,
-                         unsigned parallel_reads, py::object progress, py::object on_filled);
+                         py::handle parallel_reads, py::object progress, py::object on_filled);
 
 /// _Checkpoint.stream(device, names, budget, read_ahead_threads): a _TensorStream.
-py::object checkpoint_stream(py::object self, int device, py::object names, std::uint64_t budget,
-                             unsigned read_ahead_threads);
+py::object checkpoint_stream(py::object self, py::handle device, py::object names, py::handle budget,
+                             py::handle read_ahead_threads);
 
 void bind_checkpoint(py::module_& m);
 void bind_stream(py::module_& m);

@@ -60,14 +60,14 @@ class PyTensorStream {
 
 }  // namespace
 
-py::object checkpoint_stream(py::object self, int device, py::object names, std::uint64_t budget,
-                             unsigned read_ahead_threads) {
+py::object checkpoint_stream(py::object self, py::handle device, py::object names, py::handle budget,
+                             py::handle read_ahead_threads) {
   const PyCheckpoint& ckpt = self.cast<const PyCheckpoint&>();
   st::StreamOptions options;
-  options.device = device;
+  options.device = to_int(device, "device");
   if (!names.is_none()) options.names = tensor_names(names);
-  options.budget = budget;
-  options.read_ahead_threads = read_ahead_threads;
+  options.budget = to_size(budget, "budget");
+  options.read_ahead_threads = to_unsigned(read_ahead_threads, "read_ahead_threads");
   std::optional<st::Result<st::TensorStream>> opened;
   {
     py::gil_scoped_release nogil;

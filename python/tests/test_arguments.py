@@ -171,3 +171,63 @@ def test_a_malformed_dlpack_device_is_a_type_error(path):
     with hipfile.File(path) as f:
         with pytest.raises(TypeError, match="^hipfile: malformed __dlpack_device__\\(\\) of a OddDevice: "):
             f.read(OddDevice())
+
+
+@needs_safetensors
+def test_integers_out_of_range_are_value_errors_naming_the_argument(path):
+    # pybind11 once answered these with "incompatible function arguments" for a C++ unsigned or int.
+    hipfile.save_safetensors({"a": np.zeros(2, dtype=np.uint8)}, path)
+    with pytest.raises(ValueError, match="^hipfile: parallel_reads is too large: 4294967296$"):
+        hipfile.load_safetensors_into(path, {"a": np.zeros(2, dtype=np.uint8)}, parallel_reads=2**32)
+    with pytest.raises(ValueError, match="^hipfile: budget is too large: 18446744073709551616$"):
+        next(iter(hipfile.stream_safetensors(path, device=0, budget=2**64, as_torch=False)))
+    with pytest.raises(ValueError, match=r"^hipfile: device 1099511627776 does not exist \(\d+ found\)$"):
+        hipfile.load_safetensors(path, device=2**40, as_torch=False)
+    with pytest.raises(ValueError, match="^hipfile: world_size is too large: 4294967296$"):
+        hipfile._hipfile._tensor_parallel_slice((8,), "column", 0, 2**32)
+    with pytest.raises(ValueError, match="^hipfile: rank must be >= 0, got -1$"):
+        hipfile._hipfile._tensor_parallel_slice((8,), "column", -1, 2)
+    with pytest.raises(ValueError, match="^hipfile: device is out of range: 1099511627776$"):
+        hipfile._hipfile._load_safetensors(path, 2**40, None)
+
+
+def test_a_world_size_above_the_librarys_is_refused_by_load_model_s_check(monkeypatch):
+    from hipfile import _distributed
+
+    monkeypatch.setattr(_distributed, "_dist", lambda: None)  # no torch.distributed needed
+    assert _distributed.tensor_parallel_ranks(1, 2**32 - 1, None) == (1, 2**32 - 1)
+    with pytest.raises(ValueError, match="^hipfile: world_size 4294967296 is above 4294967295, "):
+        _distributed.tensor_parallel_ranks(0, 2**32, None)
+
+
+@needs_safetensors
+def test_strings_utf8_cannot_hold_are_unicode_errors_naming_what_they_are(path):
+    lone = "a\udc80b"  # what os.fsdecode makes of the byte 0x80
+    hipfile.save_safetensors({"a": np.zeros(2, dtype=np.uint8)}, path)
+    cases = [
+        (lambda: hipfile.save_safetensors({lone: np.zeros(2, dtype=np.uint8)}, path + ".new"), "a tensor name"),
+        (lambda: hipfile.save_safetensors({}, path + ".new", metadata={"k": lone}), "a metadata value"),
+        (lambda: hipfile.save_safetensors({}, path + ".new", metadata={lone: "v"}), "a metadata key"),
+        (lambda: hipfile.load_safetensors(path, names=[lone], as_torch=False), "a name in names"),
+        (lambda: hipfile.load_safetensors_into(path, {lone: np.zeros(2, dtype=np.uint8)}, strict=False),
+         "a destination's name"),
+        (lambda: hipfile._hipfile._tensor_parallel_slice((8,), lone, 0, 2), "layout"),
+    ]
+    for call, what in cases:
+        with pytest.raises(UnicodeEncodeError) as e:
+            call()
+        assert e.value.object == lone and (e.value.start, e.value.end) == (1, 2), what
+        assert e.value.reason == f"surrogates not allowed (hipfile: {what})"
+    assert not os.path.exists(path + ".new")
+
+
+@needs_safetensors
+def test_a_negative_device_is_refused_before_anything_is_read(path, hipcpu):
+    live = hipcpu.live()
+    # The file does not exist: opening or reading first would raise hipfile.Error (ENOENT) instead.
+    for device in (-1, -5, "cuda:-5"):
+        with pytest.raises(ValueError, match="^hipfile: device -(1|5) does not exist|is not 'cuda:N'"):
+            hipfile.load_safetensors(path, device=device, as_torch=False)
+        with pytest.raises(ValueError):
+            hipfile.stream_safetensors(path, device=device, as_torch=False)
+    assert hipcpu.live() == live

@@ -5,9 +5,13 @@ written here (8-byte little-endian header length, JSON header, data section)."""
 import gc
 import json
 import os
+import shutil
+import socket
+import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import types
 
@@ -238,6 +242,88 @@ def test_save_errors(path):
         hipfile.save_safetensors({"__metadata__": np.zeros(1, dtype=np.uint8)}, path)
     assert e.value.code == "invalid_argument"
     assert not os.path.exists(path)  # nothing written under the name
+
+
+NOT_REGULAR = ", not a regular file: a checkpoint replaces only a regular file or takes a missing name"
+SAVERS = pytest.mark.parametrize("save", [hipfile.save_safetensors, hipfile.safetensors.save_file],
+                                 ids=["save_safetensors", "save_file"])
+
+
+@pytest.fixture
+def short_dir():
+    """A folder with a short path: a Unix socket's name holds at most 107 bytes."""
+    d = tempfile.mkdtemp(prefix="hf-", dir="/tmp")
+    yield d
+    shutil.rmtree(d)
+
+
+def expect_refused(save, target, what):
+    """save() at target is refused with what, the node stays what it was and nothing is added."""
+    folder = os.path.dirname(target.rstrip("/"))
+    kind, before = stat.S_IFMT(os.lstat(target).st_mode), sorted(os.listdir(folder))
+    with pytest.raises(hipfile.CheckpointError) as e:
+        save({"x": np.zeros(4, np.float32)}, target)
+    assert e.value.code == "invalid_argument" and e.value.file == target
+    assert str(e.value) == f"{target}: {what}"
+    assert stat.S_IFMT(os.lstat(target).st_mode) == kind
+    assert sorted(os.listdir(folder)) == before
+
+
+@SAVERS
+def test_save_refuses_a_fifo_socket_directory_or_link_before_writing(short_dir, save):
+    fifo, sock, sub = (os.path.join(short_dir, n) for n in ("fifo", "sock", "sub"))
+    os.mkfifo(fifo)
+    expect_refused(save, fifo, "is a FIFO" + NOT_REGULAR)
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(sock)
+    expect_refused(save, sock, "is a socket" + NOT_REGULAR)
+    os.mkdir(sub)
+    expect_refused(save, sub, "is a directory" + NOT_REGULAR)
+    target = os.path.join(short_dir, "target.safetensors")
+    save({"t": np.arange(3, dtype=np.uint8)}, target)
+    kept = open(target, "rb").read()
+    for name, to in (("link", "target.safetensors"), ("dangling", "missing"), ("null", "/dev/null")):
+        os.symlink(to, os.path.join(short_dir, name))
+        expect_refused(save, os.path.join(short_dir, name), "is a symbolic link: a checkpoint neither replaces a "
+                       "link nor is written through one (name the file it points to)")
+    assert open(target, "rb").read() == kept and not os.path.exists(os.path.join(short_dir, "missing"))
+
+
+@SAVERS
+def test_save_refuses_character_and_block_devices(short_dir, save):
+    if os.geteuid() != 0:
+        pytest.skip("not root: mknod of a device node needs CAP_MKNOD")
+    null = os.path.join(short_dir, "null")
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a copy of /dev/null
+    except PermissionError as e:
+        pytest.skip(f"mknod refused ({e.strerror}): no CAP_MKNOD here")
+    expect_refused(save, null, "is a character device" + NOT_REGULAR)
+    block = os.path.join(short_dir, "block")
+    os.mknod(block, 0o600 | stat.S_IFBLK, os.makedev(7, 200))
+    expect_refused(save, block, "is a block device" + NOT_REGULAR)
+
+
+def test_a_tensor_parallel_slice_of_a_dimension_above_2_63_does_not_wrap():
+    slice_of = hipfile._hipfile._tensor_parallel_slice
+    assert slice_of((2**64 - 1,), "column", 1, 2) == (0, 2**63, 2**64 - 1)
+    assert slice_of((2**64 - 1,), "column", 0, 2) == (0, 0, 2**63)
+    assert slice_of((2**64 - 1, 4), "vocabulary", 2, 3) == (0, 2 * ((2**64 - 1) // 3), 2**64 - 1)
+
+
+def test_a_header_may_start_with_json_whitespace(path):
+    body = b'{"x":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}}'
+    for lead in (b" ", b"\t\n", b"\r\n \t"):
+        header = lead + body + b"  "
+        with open(path, "wb") as f:
+            f.write(struct.pack("<Q", len(header)) + header + b"abcd")
+        assert load_plain(path)["x"].to_bytes() == b"abcd", lead
+    header = b"\x0c" + body  # a form feed is whitespace to C, not to JSON
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header + b"abcd")
+    with pytest.raises(hipfile.CheckpointError) as e:
+        load_plain(path)
+    assert e.value.code == "header_not_object"
 
 
 def test_as_torch_true_needs_pytorch(path):
