@@ -141,7 +141,6 @@ py::tuple load(py::handle path, py::handle device_index, py::object names) {
   return py::make_tuple(buffers, described, load_stats(ckpt.stats(), open_seconds));
 }
 
-// tensors: [(name, dtype, shape, buffer)]; the buffers stay resolved (and alive) for the write.
 // metadata: {str: str}, each a str that UTF-8 can hold.
 std::map<std::string, std::string> metadata_map(py::dict metadata) {
   std::map<std::string, std::string> out;
@@ -149,6 +148,7 @@ std::map<std::string, std::string> metadata_map(py::dict metadata) {
   return out;
 }
 
+// tensors: [(name, dtype, shape, buffer)]; the buffers stay resolved (and alive) for the write.
 void save(py::handle path, py::list tensors, py::dict metadata) {
   const std::string p = fs_path(path);
   std::vector<Buffer> held;
