@@ -7,8 +7,7 @@
 // ASan+UBSan and TSan it runs for a minute:
 //   HIPFILE_STRESS_SECONDS=60 HIPFILE_STRESS_THREADS=64 build/test/stress/stress_test
 // HIPFILE_STRESS_CHANGE_MS sets the limit changer's period (default 3; 0: no changes),
-// HIPFILE_STRESS_FORMS the I/O forms (0 sync, 1 async, 2 batch; default all three on hip-cpu,
-// "02" on the GPU platforms, see kForms). A line a second on
+// HIPFILE_STRESS_FORMS the I/O forms (0 sync, 1 async, 2 batch; default all three). A line a second on
 // stderr says how far it got; after HIPFILE_STRESS_STALL_S seconds (default 30; 0: never) with
 // no iteration finished it prints every thread's stack and fails. HIPFILE_STRESS_STREAM_COPIES=1
 // makes the checks' copies on each thread's stream instead of synchronous hipMemcpy.
@@ -34,14 +33,7 @@ using namespace hipfile::test;
 namespace {
 
 constexpr std::size_t kRange = 1u << 20;  // each thread's part of the file
-#ifdef __HIP_PLATFORM_CPU__
 constexpr const char* kForms = "012";
-#else
-// Not async by default on the GPU platforms: async I/O submitted from 8 threads on 8 streams at
-// once stops making progress on the H200 (doc/async-batch.md, "Known problem"); 1 or 2 threads
-// do not. HIPFILE_STRESS_FORMS=012 runs it.
-constexpr const char* kForms = "02";
-#endif
 using Clock = std::chrono::steady_clock;
 
 unsigned knob(const char* name, unsigned fallback) {
@@ -114,7 +106,13 @@ ssize_t write_then_read(unsigned how, hipFileHandle_t fh, void* src, void* dst, 
 // copy holds the context lock while it waits for the device (bench/RESULTS.md), which async I/O
 // in flight on other streams may need: the knob tells that hang from the library's own.
 void put(const Shared& s, void* dst, const std::vector<std::byte>& bytes, hipStream_t stream) {
-  if (!s.stream_copies) return to_device(dst, bytes);
+  if (!s.stream_copies) {
+    to_device(dst, bytes);
+    // A pageable source: CUDA may return before the bytes land, and the I/O that follows runs on
+    // a non-blocking stream, not ordered after the NULL stream.
+    if (hipStreamSynchronize(nullptr) != hipSuccess) throw std::runtime_error("hipStreamSynchronize(NULL) failed");
+    return;
+  }
   if (hipMemcpyAsync(dst, bytes.data(), bytes.size(), hipMemcpyHostToDevice, stream) != hipSuccess ||
       hipStreamSynchronize(stream) != hipSuccess)
     throw std::runtime_error("hipMemcpyAsync to device failed");

@@ -80,6 +80,9 @@ void Memory::upload(std::size_t offset, const void* src, std::size_t n) const {
   }
   check_hip(hipSetDevice(device_), "hipSetDevice");
   check_hip(hipMemcpy(dst, src, n, hipMemcpyHostToDevice), "hipMemcpy host to device");
+  // From pageable memory CUDA returns once the source is staged, before the bytes reach the
+  // device: I/O on a non-blocking stream queued next could read the old bytes. Wait for them.
+  check_hip(hipStreamSynchronize(nullptr), "hipStreamSynchronize(NULL)");
 }
 
 void Memory::download(void* dst, std::size_t offset, std::size_t n) const {

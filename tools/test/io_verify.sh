@@ -38,6 +38,11 @@ run --write --threads 2
 run --write --direct --register
 run --read
 run --api async --streams 2
+# The pattern is uploaded with a pageable hipMemcpy, which CUDA may return from before the bytes
+# land; hip-cpu models that here. A stream-ordered write on a non-blocking stream must not see
+# the old bytes (each run uploads a new pattern into the one buffer slot).
+HIPCPU_PAGEABLE_DMA_DELAY_US=20000 run --write --api async --streams 1
+HIPCPU_PAGEABLE_DMA_DELAY_US=20000 run --write --api async --streams 2 --direct
 run --api batch --batch 8 --io-size 64k --random
 run --api async --write --streams 2
 run --api batch --write --batch 8 --io-size 64k

@@ -4,8 +4,13 @@
 #include "internal.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -113,6 +118,29 @@ hipcpu::Op set_op(Side d, int value, std::size_t n) {
     };
 }
 
+// CUDA returns from a hipMemcpy whose source is pageable host memory once the source has been
+// staged, before the copy has reached the device; later work on a non-blocking stream may run
+// first. HIPCPU_PAGEABLE_DMA_DELAY_US=N models that: such a copy stages its source, returns, and
+// lands N microseconds later in NULL-stream order. Unset or 0: the copy is complete on return.
+unsigned pageable_dma_delay_us() {
+    static const unsigned us = [] {
+        const char *v = std::getenv("HIPCPU_PAGEABLE_DMA_DELAY_US");
+        return v ? static_cast<unsigned>(std::strtoul(v, nullptr, 10)) : 0u;
+    }();
+    return us;
+}
+
+// The staged copy of a pageable source, landing after the delay.
+hipcpu::Op late_copy_op(Side d, const void *src, std::size_t n, unsigned delay_us) {
+    auto staged = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char *>(src),
+                                                               static_cast<const unsigned char *>(src) + n);
+    return [d = std::move(d), staged, delay_us] {
+        std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+        std::memcpy(d.addr, staged->data(), staged->size());
+        return hipSuccess;
+    };
+}
+
 // Run an operation on the current device's NULL stream and wait for it: the synchronous calls
 // keep their place in stream order (and legacy-stream semantics) exactly like HIP's.
 hipError_t run_sync(hipcpu::Op op) {
@@ -134,6 +162,11 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind
     if (sizeBytes == 0) return hipSuccess;
     Side d, s;
     if (hipError_t e = prepare_copy(dst, sizeBytes, src, sizeBytes, kind, &d, &s)) return ret(e);
+    const unsigned delay = pageable_dma_delay_us();
+    if (delay != 0 && !hipcpu::find_allocation(src) && d.hold && d.hold->kind == MemKind::Device) {
+        hipcpu::enqueue(hipcpu::resolve_stream(nullptr), late_copy_op(std::move(d), src, sizeBytes, delay));
+        return hipSuccess;
+    }
     return ret(run_sync(copy_op(std::move(d), std::move(s), sizeBytes)));
 }
 
