@@ -173,6 +173,37 @@ hipError_t stream_device(hipStream_t stream, int& device) noexcept {
 #endif
 }
 
+hipError_t alloc_host_mapped(std::size_t bytes, void*& host, void*& device) noexcept {
+  host = device = nullptr;
+  // Portable: a stream of any device may wait on the word, not only the allocating device's
+  // (CUDA maps pinned memory into the allocating context alone without it).
+  hipError_t e = hipHostMalloc(&host, bytes, hipHostMallocMapped | hipHostMallocPortable);
+  if (e != hipSuccess) {
+    (void)hipGetLastError();
+    host = nullptr;
+    return e;
+  }
+  e = hipHostGetDevicePointer(&device, host, 0);
+  if (e != hipSuccess) {
+    (void)hipGetLastError();
+    (void)hipHostFree(host);
+    host = device = nullptr;
+  }
+  return e;
+}
+
+void free_host_mapped(void* host) noexcept {
+  if (host != nullptr) (void)hipHostFree(host);
+}
+
+hipError_t stream_wait_geq32(hipStream_t stream, void* device_word, std::uint32_t value) noexcept {
+  // ROCm 5.x and 6.x both have hipStreamWaitValue32 with this signature; hip-cpu polls on the
+  // stream's worker, hip-cuda maps it onto cuStreamWaitValue32_v2.
+  hipError_t e = hipStreamWaitValue32(stream, device_word, value, hipStreamWaitValueGte, 0xFFFFFFFFu);
+  if (e != hipSuccess) (void)hipGetLastError();
+  return e;
+}
+
 // Pinned staging is made of anonymous memory that the calling thread faults in and then pins,
 // not of hipHostMalloc: the GPU driver serialises hipHostMalloc's page allocation across threads,
 // so the engine's workers, which make their lanes at once at the first large read, waited on each

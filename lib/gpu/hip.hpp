@@ -74,6 +74,16 @@ hipError_t sync_null_stream(int device) noexcept;
 /// wait ends at most one sleep (plus the thread's timer slack) after the event. Errors are HIP's.
 hipError_t poll_event(hipEvent_t event, unsigned longest_sleep_us = 128) noexcept;
 
+/// Pinned host memory mapped into the device address space: `host` for the CPU, `device` for
+/// stream memory operations. Freed with free_host_mapped(host).
+hipError_t alloc_host_mapped(std::size_t bytes, void*& host, void*& device) noexcept;
+void free_host_mapped(void* host) noexcept;
+
+/// Makes `stream` wait until the 32-bit word at `device_word` is >= value (hipStreamWaitValueGte).
+/// An error means the stream takes no wait (hipErrorNotSupported where the device lacks stream
+/// memory operations).
+hipError_t stream_wait_geq32(hipStream_t stream, void* device_word, std::uint32_t value) noexcept;
+
 /// Runs `fn(data)` on the host when `stream` reaches this point (hipLaunchHostFunc; ROCm 5's
 /// runtime library lacks it, so there it is a stream callback).
 hipError_t launch_host_func(hipStream_t stream, void (*fn)(void*), void* data) noexcept;

@@ -15,6 +15,7 @@
 #include "runtime/dispatch.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/flag_words.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/stats.hpp"
 #include "sys/log.hpp"
@@ -61,8 +62,10 @@ struct AsyncOp {
   off_t buffer_offset = 0;
   int device = -1;  // the buffer's device; -1: CPU-accessible memory, moved in place
   std::shared_ptr<Instance> instance;
-  std::vector<std::byte*> slots;  // device buffers: piece k goes through slots[k % slots.size()]
-  std::size_t slot_bytes = 0;     // each slot's size, and so each piece's
+  std::size_t ring = 1;           // pieces in flight at once; piece k uses slot and word k % ring
+  std::vector<std::byte*> slots;  // device buffers only: the staging
+  std::size_t slot_bytes = 0;     // each piece's size (and each slot's)
+  std::vector<FlagWords::Word> words;  // the stream waits on words[k % ring] for piece k
   std::vector<Piece> pieces;
   std::vector<Step> steps;
   std::vector<Executor::Tasks> tasks;  // one queue node per piece, made at submission
@@ -83,7 +86,9 @@ struct AsyncOp {
   }
   Piece& piece(std::size_t k) noexcept { return pieces[k]; }
   std::byte* window() const noexcept { return base + buffer_offset; }
-  std::byte* slot_of(std::size_t k) const noexcept { return slots[k % slots.size()]; }
+  std::byte* slot_of(std::size_t k) const noexcept { return slots[k % ring]; }
+  // Piece k's use of its word (1-based): the pieces of one word run one after another.
+  std::uint32_t use_of(std::size_t k) const noexcept { return static_cast<std::uint32_t>(k / ring + 1); }
 };
 
 // ---- When the stream reaches the operation -------------------------------------------------------
@@ -131,6 +136,15 @@ std::byte* host_bytes(AsyncOp& op, std::size_t k) {
   return op.slot_of(k) + (p.lo - p.begin);
 }
 
+// Piece k has moved (or will not): its waiters, on the stream and on the host, go on.
+void piece_done(AsyncOp& op, std::size_t k) noexcept {
+  // The word first: the finish gives the words back once every piece is done.
+  if (!op.words.empty()) FlagWords::raise(op.words[k % op.ring], op.use_of(k));
+  Piece& p = op.piece(k);
+  p.done.store(true, std::memory_order_release);
+  p.done.notify_all();
+}
+
 // On a stream executor thread: piece k's pread or pwrite, on host memory alone.
 void move_piece(AsyncOp& op, std::size_t k) noexcept {
   Piece& p = op.piece(k);
@@ -150,18 +164,22 @@ void move_piece(AsyncOp& op, std::size_t k) noexcept {
     if (!p.result.ok() || static_cast<std::size_t>(p.result.bytes) < req.size)
       op.stopped.store(true, std::memory_order_release);
   }
-  p.done.store(true, std::memory_order_release);
-  p.done.notify_all();
+  piece_done(op, k);
+  op.unref();
 }
 
+// Starts piece k, or (for an operation that moves nothing) says at once that it is done: every
+// wait on the stream has a post before it, so every wait ends.
 void post(AsyncOp& op, std::size_t k) noexcept {
-  if (k >= op.pieces.size() || !op.refused.ok()) return;
+  if (k >= op.pieces.size()) return;
   op.piece(k).posted = true;
+  if (!op.refused.ok()) return piece_done(op, k);
+  op.refs.fetch_add(1, std::memory_order_relaxed);  // the executor's, until the piece is done
   op.instance->stream_executor().post(op.tasks[k]);
 }
 
-// Only host functions post, and a host function only waits for pieces an earlier one (or itself)
-// posted; a piece never posted (a submission that failed part-way) is not waited for.
+// Only host functions post, and a piece is waited for only after its post; a piece never posted
+// (a submission that failed part-way) is not waited for.
 void wait_for(AsyncOp& op, std::size_t k) noexcept {
   Piece& p = op.piece(k);
   if (!p.posted) return;
@@ -192,42 +210,38 @@ IoResult outcome(const AsyncOp& op) {
 }
 
 // ---- Host functions --------------------------------------------------------------------------------
-// Each returns once host-side work it waits for is done: a pread or pwrite already posted (by an
-// earlier host function of the same operation), never anything the GPU does.
+// None waits for anything: each starts preads or pwrites, and the stream itself waits for them
+// on their words. Where the device has no stream waits, wait_step blocks instead, for host-side
+// I/O alone.
 
-// A read into device memory, at piece k: the first starts the preads of the ring's pieces; each
-// later one starts the piece whose slot the stream has just emptied. Then waits for piece k.
-void read_step(void* p) noexcept {
-  auto& step = *static_cast<Step*>(p);
-  AsyncOp& op = *step.op;
-  if (step.k == 0) {
-    start(op);
-    for (std::size_t k = 0; k < op.slots.size(); ++k) post(op, k);
-  } else {
-    post(op, step.k - 1 + op.slots.size());
-  }
-  wait_for(op, step.k);
-  op.unref();
-}
-
-// A write from device memory, at piece k: its bytes are in staging now; start its pwrite, then
-// wait for the pwrite whose slot the next piece's copy refills.
-void write_step(void* p) noexcept {
-  auto& step = *static_cast<Step*>(p);
-  AsyncOp& op = *step.op;
-  if (step.k == 0) start(op);
-  post(op, step.k);
-  const std::size_t next = step.k + 1;
-  if (next < op.pieces.size() && next >= op.slots.size()) wait_for(op, next - op.slots.size());
-  op.unref();
-}
-
-// CPU-accessible memory: every piece moves in place at once.
-void host_step(void* p) noexcept {
+// The stream has reached the operation: its parameters are read, and a read starts the pieces
+// of the ring.
+void start_read(void* p) noexcept {
   AsyncOp& op = *static_cast<AsyncOp*>(p);
   start(op);
-  for (std::size_t k = 0; k < op.pieces.size(); ++k) post(op, k);
+  for (std::size_t k = 0; k < op.ring; ++k) post(op, k);
   op.unref();
+}
+
+// A write's first piece is in staging (or, in host memory, in place): parameters, then its pwrite.
+void start_write(void* p) noexcept {
+  AsyncOp& op = *static_cast<AsyncOp*>(p);
+  start(op);
+  post(op, 0);
+  op.unref();
+}
+
+// Piece k may start: its slot holds what it needs (a write's bytes, a read's window copy).
+void post_step(void* p) noexcept {
+  auto& step = *static_cast<Step*>(p);
+  post(*step.op, step.k);
+  step.op->unref();
+}
+
+void wait_step(void* p) noexcept {
+  auto& step = *static_cast<Step*>(p);
+  wait_for(*step.op, step.k);
+  step.op->unref();
 }
 
 // The last host function: the stream has passed every copy. Waits for what is still moving,
@@ -248,6 +262,7 @@ void finish(void* p) noexcept {
   }
   op.file.reset();
   op.instance->stream_staging().give_back(op.slot_bytes, op.slots);
+  flag_words().give_back(op.words);
   op.instance.reset();
   op.unref();
 }
@@ -295,8 +310,11 @@ Status prepare_op(AsyncOp& op) {
     AsyncOp* raw = &op;
     op.tasks[k].push_back([raw, k] { move_piece(*raw, k); });
   }
+  op.ring = std::min(n, kRing);
+  const auto uses = static_cast<std::uint32_t>((n + op.ring - 1) / op.ring);
+  if (hipError_t e = flag_words().take(op.ring, uses, op.words); e != hipSuccess) return Status::of_hip(e);
   if (op.device < 0) return Status::success();
-  if (hipError_t e = staging.take(piece, std::min(n, kRing), op.slots); e != hipSuccess) return Status::of_hip(e);
+  if (hipError_t e = staging.take(piece, op.ring, op.slots); e != hipSuccess) return Status::of_hip(e);
   return Status::success();
 }
 
@@ -308,39 +326,59 @@ hipError_t launch(AsyncOp& op, hipStream_t stream, void (*fn)(void*), void* data
   return e;
 }
 
-// Piece k's bytes between its slot and the caller's buffer, on the stream.
+// Piece k's bytes between its slot and the caller's buffer, on the stream. CPU-accessible
+// memory is moved in place: no copies.
 hipError_t copy_in(AsyncOp& op, std::size_t k, hipStream_t stream) {  // buffer -> slot
+  if (op.device < 0) return hipSuccess;
   const Piece& p = op.piece(k);
   return gpu::copy_to_host_async(op.slot_of(k), op.window() + p.begin, p.end - p.begin, stream);
 }
 hipError_t copy_out(AsyncOp& op, std::size_t k, hipStream_t stream) {  // slot -> buffer
+  if (op.device < 0 || op.dir == Direction::Write) return hipSuccess;
   const Piece& p = op.piece(k);
   return gpu::copy_to_device_async(op.window() + p.begin, op.slot_of(k), p.end - p.begin, stream);
 }
 
+// The stream waits until piece k has moved: on its word, or where the device cannot wait on
+// memory, in a host function.
+hipError_t wait_piece(AsyncOp& op, std::size_t k, hipStream_t stream) {
+  const hipError_t e = gpu::stream_wait_geq32(stream, op.words[k % op.ring].device,
+                                              op.words[k % op.ring].base + op.use_of(k));
+  if (e != hipErrorNotSupported) return e;
+  gpu::clear_last_error();
+  return launch(op, stream, wait_step, &op.steps[k]);
+}
+
 hipError_t enqueue_read(AsyncOp& op, hipStream_t stream) {
-  const std::size_t n = op.pieces.size(), ring = op.slots.size();
+  const std::size_t n = op.pieces.size(), ring = op.ring;
   for (std::size_t k = 0; k < ring; ++k)
     if (hipError_t e = copy_in(op, k, stream); e != hipSuccess) return e;
+  if (hipError_t e = launch(op, stream, start_read, &op); e != hipSuccess) return e;
   for (std::size_t k = 0; k < n; ++k) {
-    if (hipError_t e = launch(op, stream, read_step, &op.steps[k]); e != hipSuccess) return e;
+    if (hipError_t e = wait_piece(op, k, stream); e != hipSuccess) return e;
     if (hipError_t e = copy_out(op, k, stream); e != hipSuccess) return e;
-    if (k + ring < n)
-      if (hipError_t e = copy_in(op, k + ring, stream); e != hipSuccess) return e;
+    if (k + ring >= n) continue;
+    if (hipError_t e = copy_in(op, k + ring, stream); e != hipSuccess) return e;
+    if (hipError_t e = launch(op, stream, post_step, &op.steps[k + ring]); e != hipSuccess) return e;
   }
   return hipSuccess;
 }
 
 hipError_t enqueue_write(AsyncOp& op, hipStream_t stream) {
-  for (std::size_t k = 0; k < op.pieces.size(); ++k) {
+  const std::size_t n = op.pieces.size(), ring = op.ring;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k >= ring)
+      if (hipError_t e = wait_piece(op, k - ring, stream); e != hipSuccess) return e;  // its slot is refilled
     if (hipError_t e = copy_in(op, k, stream); e != hipSuccess) return e;
-    if (hipError_t e = launch(op, stream, write_step, &op.steps[k]); e != hipSuccess) return e;
+    hipError_t e = k == 0 ? launch(op, stream, start_write, &op) : launch(op, stream, post_step, &op.steps[k]);
+    if (e != hipSuccess) return e;
   }
+  for (std::size_t k = n > ring ? n - ring : 0; k < n; ++k)
+    if (hipError_t e = wait_piece(op, k, stream); e != hipSuccess) return e;
   return hipSuccess;
 }
 
 hipError_t enqueue_steps(AsyncOp& op, hipStream_t stream) {
-  if (op.device < 0) return launch(op, stream, host_step, &op);
   return op.dir == Direction::Read ? enqueue_read(op, stream) : enqueue_write(op, stream);
 }
 
@@ -355,8 +393,10 @@ Status enqueue(std::unique_ptr<AsyncOp> owned, hipStream_t stream) {
   if (e == hipSuccess) {
     op.complete = true;
     e = launch(op, stream, finish, &op);
-  } else {
+  }
+  if (e != hipSuccess) {
     gpu::clear_last_error();
+    op.complete = false;  // no finish of this call's is on the stream to read it
     if (launch(op, stream, finish, &op) != hipSuccess) gpu::clear_last_error();
   }
   owned.release();  // the last of this call and the host functions deletes it
@@ -416,6 +456,7 @@ Status submit_async(Direction dir, FileId fh, void* buffer_base, const AsyncArgs
   op->instance = std::move(instance);
   if (Status e = prepare_op(*op); !e.ok()) {
     op->instance->stream_staging().give_back(op->slot_bytes, op->slots);
+    flag_words().give_back(op->words);
     return e;
   }
   return enqueue(std::move(op), stream);

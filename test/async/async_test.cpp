@@ -18,6 +18,7 @@ using namespace hipfile::test;
 
 namespace {
 constexpr std::size_t kMiB = 1u << 20;
+enum class Direction { Read, Write };
 }
 
 TEST_CASE("every flag combination reads and writes the right bytes") {
@@ -341,10 +342,12 @@ TEST_CASE("injected HIP failures") {
     auto* result = new ssize_t(-77);
     Gate gate;
     gate.close_on(s);
-    // A read queues: copy the window to staging (hipMemcpyAsync 1), the step (hipLaunchHostFunc
-    // 1), the copy back (hipMemcpyAsync 2), the finish (hipLaunchHostFunc 2).
+    // A read queues: copy the window to staging (hipMemcpyAsync 1), the start (hipLaunchHostFunc
+    // 1), the wait for its pread (hipStreamWaitValue32 1), the copy back (hipMemcpyAsync 2), the
+    // finish (hipLaunchHostFunc 2).
     const auto [api, nth] = GENERATE(std::pair{"hipMemcpyAsync", 1}, std::pair{"hipLaunchHostFunc", 1},
-                                     std::pair{"hipMemcpyAsync", 2}, std::pair{"hipLaunchHostFunc", 2});
+                                     std::pair{"hipStreamWaitValue32", 1}, std::pair{"hipMemcpyAsync", 2},
+                                     std::pair{"hipLaunchHostFunc", 2});
     CAPTURE(api, nth);
     hipcpuInjectFault(api, nth, 1, hipErrorUnknown);
     hipFileError_t e = hipFileReadAsync(of.fh, dev.get(), &size, &foff, &boff, result, s);
@@ -365,6 +368,29 @@ TEST_CASE("injected HIP failures") {
     CHECK((same(piece, std::vector<std::byte>(size - 4096)) || same(piece, pattern(size - 4096, 4, 4096))));
     CHECK(same(to_host(dev.bytes() + size, dev.size() - size), std::vector<std::byte>(dev.size() - size)));
     delete result;
+  }
+  SECTION("a device without stream waits: the stream waits in host functions instead") {
+    const Direction dir = GENERATE(Direction::Read, Direction::Write);
+    CAPTURE(dir == Direction::Read);
+    std::size_t big = 768 * 1024;  // 12 pieces of 64 KiB, more than the ring
+    hoff_t off = 4096;
+    if (dir == Direction::Write) HIP_CHECK(hipMemset(dev.get(), 0x3C, big));
+    Gate gate;
+    gate.close_on(s);
+    hipcpuInjectFault("hipStreamWaitValue32", 1, 1000000, hipErrorNotSupported);
+    HF_OK(dir == Direction::Read ? hipFileReadAsync(of.fh, dev.get(), &big, &off, &boff, &bytes, s)
+                                 : hipFileWriteAsync(of.fh, dev.get(), &big, &off, &boff, &bytes, s));
+    gate.release();
+    HIP_CHECK(hipStreamSynchronize(s));
+    hipcpuClearFaults();
+    CHECK(bytes == static_cast<ssize_t>(big));
+    if (dir == Direction::Read) {
+      CHECK(same(to_host(dev.get(), big), pattern(big, 4, 4096)));
+    } else {
+      auto file = read_file(f.path());
+      CHECK(same(std::vector<std::byte>(file.begin() + 4096, file.begin() + 4096 + big),
+                 std::vector<std::byte>(big, std::byte{0x3C})));
+    }
   }
   SECTION("staging that cannot be pinned fails that call only") {
     Gate gate;
