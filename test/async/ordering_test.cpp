@@ -70,8 +70,8 @@ TEST_CASE("a write stores what the stream held; a read is seen by the copy after
   DriverScope drv;
   const bool direct = GENERATE(false, true);
   const bool registered = GENERATE(false, true);
-  // One piece; several; more pieces than the ring of slots, with an unaligned tail.
-  const std::size_t size = GENERATE(64 * kKiB + 100, 9 * kMiB, 18 * kMiB + 4096 + 77);
+  // One piece; several; more pieces than the ring of slots (past 8 chunks), with an unaligned tail.
+  const std::size_t size = GENERATE(64 * kKiB + 100, 9 * kMiB, 40 * kMiB + 4096 + 77);
   CAPTURE(direct, registered, size);
   const std::size_t file_size = size + 2 * 4096;
   TempFile f(file_size, 41);
@@ -118,7 +118,7 @@ TEST_CASE("a read that ends at end of file leaves the rest of its window as the 
   DriverScope drv;
   const std::size_t file_size = GENERATE(5 * kMiB + 123, 100 * kKiB, std::size_t{0});
   CAPTURE(file_size);
-  const std::size_t window = 18 * kMiB;
+  const std::size_t window = 40 * kMiB;  // more pieces than the ring
   TempFile f(file_size, 42);
   OpenFile of(f.path());
   DeviceMem dev(window + 8192);
