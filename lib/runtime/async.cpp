@@ -25,11 +25,9 @@ namespace hipfile::engine {
 
 namespace {
 
-// Pieces per operation in flight: their preads (or pwrites) run at once, on as many executor
-// threads, while the stream copies the pieces before them. An operation is cut into about this
-// many pieces (none below the smallest slot, none above the engine's chunk), since one thread's
-// pread from the page cache is several times slower than the link.
-constexpr std::size_t kRing = 8;
+// Slots per operation: the preads (or pwrites) of that many pieces run at once, on as many
+// executor threads, while the stream copies the pieces before them.
+constexpr std::size_t kRing = 4;
 
 struct AsyncOp;
 
@@ -216,9 +214,17 @@ IoResult outcome(const AsyncOp& op) {
 // on their words. Where the device has no stream waits, wait_step blocks instead, for host-side
 // I/O alone.
 
-// The stream has reached the operation, and its first piece's slot holds what it needs (a read's
-// window copy, a write's bytes; nothing to copy for host memory): parameters, then that piece.
-void start_piece(void* p) noexcept {
+// The stream has reached the operation: its parameters are read, and a read starts the pieces
+// of the ring.
+void start_read(void* p) noexcept {
+  AsyncOp& op = *static_cast<AsyncOp*>(p);
+  start(op);
+  for (std::size_t k = 0; k < op.ring; ++k) post(op, k);
+  op.unref();
+}
+
+// A write's first piece is in staging (or, in host memory, in place): parameters, then its pwrite.
+void start_write(void* p) noexcept {
   AsyncOp& op = *static_cast<AsyncOp*>(p);
   start(op);
   post(op, 0);
@@ -292,7 +298,7 @@ Status prepare_op(AsyncOp& op) {
   Instance& instance = *op.instance;
   (void)instance.engine();  // started here: the executor's threads only use it
   StagingSlots& staging = instance.stream_staging();
-  const std::size_t piece = op.slot_bytes = staging.slot_size_for((op.size + kRing - 1) / kRing);
+  const std::size_t piece = op.slot_bytes = staging.slot_size_for(op.size);
   const std::size_t n = (op.size + piece - 1) / piece;
   op.pieces = std::vector<Piece>(n);
   op.steps.resize(n);
@@ -345,12 +351,9 @@ hipError_t wait_piece(AsyncOp& op, std::size_t k, hipStream_t stream) {
 
 hipError_t enqueue_read(AsyncOp& op, hipStream_t stream) {
   const std::size_t n = op.pieces.size(), ring = op.ring;
-  // Each of the ring's preads starts as soon as its own slot holds the window's bytes.
-  for (std::size_t k = 0; k < ring; ++k) {
+  for (std::size_t k = 0; k < ring; ++k)
     if (hipError_t e = copy_in(op, k, stream); e != hipSuccess) return e;
-    hipError_t e = k == 0 ? launch(op, stream, start_piece, &op) : launch(op, stream, post_step, &op.steps[k]);
-    if (e != hipSuccess) return e;
-  }
+  if (hipError_t e = launch(op, stream, start_read, &op); e != hipSuccess) return e;
   for (std::size_t k = 0; k < n; ++k) {
     if (hipError_t e = wait_piece(op, k, stream); e != hipSuccess) return e;
     if (hipError_t e = copy_out(op, k, stream); e != hipSuccess) return e;
@@ -367,7 +370,7 @@ hipError_t enqueue_write(AsyncOp& op, hipStream_t stream) {
     if (k >= ring)
       if (hipError_t e = wait_piece(op, k - ring, stream); e != hipSuccess) return e;  // its slot is refilled
     if (hipError_t e = copy_in(op, k, stream); e != hipSuccess) return e;
-    hipError_t e = k == 0 ? launch(op, stream, start_piece, &op) : launch(op, stream, post_step, &op.steps[k]);
+    hipError_t e = k == 0 ? launch(op, stream, start_write, &op) : launch(op, stream, post_step, &op.steps[k]);
     if (e != hipSuccess) return e;
   }
   for (std::size_t k = n > ring ? n - ring : 0; k < n; ++k)

@@ -1,24 +1,21 @@
 // SPDX-License-Identifier: MIT
 // Stream-ordered (async) I/O.
 //
-// No stream's progress depends on device work queued elsewhere, and no host function waits. At
-// submission the operation's copies go on the caller's stream itself, with host functions that
-// only start preads or pwrites on the instance's stream executor and waits on words that the
-// executor raises from the CPU once the bytes are in host memory:
+// Every wait is one the runtime can see, and no stream's progress depends on device work queued
+// elsewhere. At submission the operation's copies go on the caller's stream itself, between host
+// functions that wait for host-side progress alone:
 //
-//   read:  per piece of the first ring [copy window -> slot] [host fn: start its pread]
-//          per piece [wait: its pread] [copy slot -> buffer] ([copy window -> slot] [host fn: start
-//          the pread of the piece that reuses the slot])   ... [host fn: finish]
-//   write: per piece ([wait: the pwrite of the piece that used the slot]) [copy buffer -> slot]
-//          [host fn: start its pwrite]   ... [wait: the last pwrites] [host fn: finish]
+//   read:  [copy the window's bytes to staging] [host fn: start the preads, wait for piece k's]
+//          [copy staging -> buffer] ... [host fn: finish]
+//   write: [copy buffer -> staging] [host fn: start piece k's pwrite] ... [host fn: wait, finish]
 //
-// The window is [buffer_offset, + size) as submitted, cut into about eight pieces that go through
-// a ring of pinned slots; a slot's reuse is ordered by the stream itself. A read first copies the
-// window into staging, so bytes of it that the read does not reach (a short read, a failure,
-// parameters that shrank before the stream reached the operation) are copied back unchanged. The
-// executor's preads and pwrites touch host memory only and never wait for the GPU, so every wait
-// ends (flag_words.hpp says why the stream waits on words and not in host functions). CPU-
-// accessible memory takes no staging: the executor moves its bytes in place.
+// The window is [buffer_offset, + size) as submitted, cut into pieces of the staging slot's size
+// that go through a ring of slots; a slot's reuse is ordered by the stream itself. A read first
+// copies the window into staging, so bytes of it that the read does not reach (a short read, a
+// failure, parameters that shrank before the stream reached the operation) are copied back
+// unchanged. The preads and pwrites run on the instance's stream executor, on host memory only:
+// they never wait for the GPU, so every host function returns. CPU-accessible memory takes no
+// staging: the executor moves the bytes in place between the two host functions.
 //
 // Parameters not fixed by the stream are read when the stream reaches the operation; the
 // region they then name must lie in the submitted window (a size may shrink, an offset move

@@ -372,22 +372,26 @@ TEST_CASE("injected HIP failures") {
   SECTION("a device without stream waits: the stream waits in host functions instead") {
     const Direction dir = GENERATE(Direction::Read, Direction::Write);
     CAPTURE(dir == Direction::Read);
-    std::size_t big = 768 * 1024;  // several pieces
-    hoff_t off = 4096;
-    if (dir == Direction::Write) HIP_CHECK(hipMemset(dev.get(), 0x3C, big));
+    std::size_t big = 18 * kMiB;  // more pieces than the ring
+    TempFile bf(big + 4096, 4);
+    OpenFile bof(bf.path());
+    DeviceMem bdev(big);
+    hoff_t off = 4096, zero = 0;
+    if (dir == Direction::Write) HIP_CHECK(hipMemset(bdev.get(), 0x3C, big));
     Gate gate;
     gate.close_on(s);
     hipcpuInjectFault("hipStreamWaitValue32", 1, 1000000, hipErrorNotSupported);
-    HF_OK(dir == Direction::Read ? hipFileReadAsync(of.fh, dev.get(), &big, &off, &boff, &bytes, s)
-                                 : hipFileWriteAsync(of.fh, dev.get(), &big, &off, &boff, &bytes, s));
+    hipFileError_t e = dir == Direction::Read ? hipFileReadAsync(bof.fh, bdev.get(), &big, &off, &zero, &bytes, s)
+                                              : hipFileWriteAsync(bof.fh, bdev.get(), &big, &off, &zero, &bytes, s);
     gate.release();
     HIP_CHECK(hipStreamSynchronize(s));
     hipcpuClearFaults();
+    HF_OK(e);
     CHECK(bytes == static_cast<ssize_t>(big));
     if (dir == Direction::Read) {
-      CHECK(same(to_host(dev.get(), big), pattern(big, 4, 4096)));
+      CHECK(same(to_host(bdev.get(), big), pattern(big, 4, 4096)));
     } else {
-      auto file = read_file(f.path());
+      auto file = read_file(bf.path());
       CHECK(same(std::vector<std::byte>(file.begin() + 4096, file.begin() + 4096 + big),
                  std::vector<std::byte>(big, std::byte{0x3C})));
     }
