@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -441,6 +442,46 @@ TEST_CASE("a slice goes to the device that holds its destination; the caller's d
   int current = -1;
   REQUIRE(hipGetDevice(&current) == hipSuccess);
   CHECK(current == 0);
+}
+
+namespace {
+void sleep_50ms(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+}  // namespace
+
+TEST_CASE("a slice's copy lands after the NULL stream's held work and before later work, beside frees") {
+  TempDir dir;
+  const std::string path = dir / "h.safetensors";
+  const Spec w{"w", Dtype::F32, {64, 1000}};
+  const Made made = make_checkpoint(path, {w}, 9);
+  auto c = sts::Checkpoint::open(path);
+  REQUIRE(c);
+  const sts::Slice slice{1, 100, 900};
+  const auto want = host_slice(made.at("w"), w.shape, 4, slice);
+  GuardedDevice dev(want.size());
+  // Earlier work: the NULL stream sleeps in a host function, then overwrites the destination.
+  REQUIRE(hipLaunchHostFunc(nullptr, sleep_50ms, nullptr) == hipSuccess);
+  REQUIRE(hipMemsetAsync(dev.data(), 0xEE, want.size(), nullptr) == hipSuccess);
+  std::atomic<bool> stop{false};
+  std::thread freer([&] {  // frees device and pinned memory while the fill runs
+    while (!stop.load()) {
+      void* d = nullptr;
+      void* h = nullptr;
+      if (hipMalloc(&d, 1 << 20) == hipSuccess) (void)hipFree(d);
+      if (hipHostMalloc(&h, 1 << 20, 0) == hipSuccess) (void)hipHostFree(h);
+    }
+  });
+  sts::Destination d = dest("w", dev.data(), want.size());
+  d.slice = slice;
+  auto r = sts::fill(*c, {&d, 1});
+  // Later work: the fill has returned, so what follows on the NULL stream comes after it.
+  REQUIRE(hipMemsetAsync(dev.data(), 0x11, 4, nullptr) == hipSuccess);
+  REQUIRE(hipDeviceSynchronize() == hipSuccess);
+  stop = true;
+  freer.join();
+  REQUIRE(r);
+  auto expected = want;
+  std::memset(expected.data(), 0x11, 4);
+  CHECK(dev.contents() == expected);
 }
 
 // Signal memory and 64-bit stream waits: hip-cpu and ROCm have them, hip-cuda does not.
