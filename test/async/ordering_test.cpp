@@ -28,7 +28,7 @@ int g_sleep_ms = 30;
 
 // Holds the stream in a host function for a while, so that what follows is queued long before
 // the stream reaches it.
-void hold(hipStream_t s) { HIP_CHECK(hipLaunchHostFunc(s, sleep_on_stream, &g_sleep_ms)); }
+void hold(hipStream_t s) { HIP_CHECK(launch_host_func(s, sleep_on_stream, &g_sleep_ms)); }
 
 std::vector<std::byte> bytes_of(int value, std::size_t n) { return std::vector<std::byte>(n, std::byte(value)); }
 
@@ -173,7 +173,7 @@ int run_rounds(hipFileHandle_t fh, int id, int rounds, std::size_t size) {
     std::size_t n = size;
     hoff_t boff = 0, off = foff;
     ssize_t written = -77, got = -77;
-    bool ok = hipMemset(dev, 0, size) == hipSuccess && hipLaunchHostFunc(s, sleep_on_stream, &g_sleep_ms) == hipSuccess &&
+    bool ok = hipMemset(dev, 0, size) == hipSuccess && launch_host_func(s, sleep_on_stream, &g_sleep_ms) == hipSuccess &&
               hipMemsetAsync(dev, value, size, s) == hipSuccess &&
               hipFileWriteAsync(fh, dev, &n, &off, &boff, &written, s).err == hipFileSuccess &&
               hipMemsetAsync(dev, value + 1, size, s) == hipSuccess && hipStreamSynchronize(s) == hipSuccess &&

@@ -459,7 +459,7 @@ TEST_CASE("a slice's copy lands after the NULL stream's held work and before lat
   const auto want = host_slice(made.at("w"), w.shape, 4, slice);
   GuardedDevice dev(want.size());
   // Earlier work: the NULL stream sleeps in a host function, then overwrites the destination.
-  REQUIRE(hipLaunchHostFunc(nullptr, sleep_50ms, nullptr) == hipSuccess);
+  REQUIRE(launch_host_func(nullptr, sleep_50ms, nullptr) == hipSuccess);
   REQUIRE(hipMemsetAsync(dev.data(), 0xEE, want.size(), nullptr) == hipSuccess);
   std::atomic<bool> stop{false};
   std::thread freer([&] {  // frees device and pinned memory while the fill runs
